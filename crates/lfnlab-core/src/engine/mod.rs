@@ -1,0 +1,2 @@
+//! The discrete-event engine: integer time, the event queue, seeded random streams.
+pub mod time;

@@ -1,0 +1,2 @@
+//! End hosts: NIC, interface queue and qdiscs, TCP and congestion control.
+pub mod tcp;

@@ -1,0 +1,180 @@
+//! Typed TCP configuration (spec 06 §2.1 profile table). Built from a fully
+//! resolved `TcpParams`; every enumerated knob parses with `FromStr`.
+
+use std::str::FromStr;
+
+use crate::engine::time::Span;
+
+/// Defines a string-named enum with `FromStr`, `as_str` and the list of names.
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($variant),+ }
+        impl $name {
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+        impl FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s {
+                    $($text => Ok($name::$variant),)+
+                    _ => Err(format!("one of {}", Self::NAMES.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", "))),
+                }
+            }
+        }
+    };
+}
+
+named_enum!(
+    /// Recovery cwnd rule (spec 06 §2.5 table).
+    RecoveryCwnd { Rfc => "rfc", RateHalving => "rate_halving", Prr => "prr" }
+);
+named_enum!(
+    /// IsLost rule (spec 06 §2.5).
+    IsLost { Rfc6675 => "rfc6675", Fack => "fack" }
+);
+named_enum!(
+    /// RTO formula (spec 06 §2.6).
+    RtoFormula { Linux => "linux", Rfc6298 => "rfc6298" }
+);
+named_enum!(
+    /// Receiver ACK policy (spec 06 §3).
+    AckPolicy { PerSegment => "per_segment", Delayed => "delayed", LinuxQuickack => "linux_quickack" }
+);
+named_enum!(
+    /// Delayed-ACK timer (spec 06 §3).
+    Delack { Fixed => "fixed", Adaptive => "adaptive" }
+);
+named_enum!(
+    /// Send-stall policy at a full IFQ (spec 06 §2.8).
+    SendStallPolicy { Block => "block", Cwr => "cwr", CwrGradual => "cwr_gradual" }
+);
+named_enum!(
+    /// Idle restart rule (spec 06 §2.7).
+    IdleRestart { Linux => "linux", Rfc5681 => "rfc5681", Off => "off" }
+);
+named_enum!(
+    /// Basis of the Reno ssthresh (spec 06 §2.1).
+    SsthreshBasis { Cwnd => "cwnd", FlightSize => "flightsize" }
+);
+named_enum!(
+    /// Charge per held segment at the receiver (spec 06 §2.3).
+    TruesizeModel { Payload => "payload", Pow2 => "pow2" }
+);
+named_enum!(
+    /// Advertised-window policy (spec 06 §2.3).
+    RwndPolicy { LinuxFraction => "linux_fraction", FullBuffer => "full_buffer" }
+);
+named_enum!(
+    /// How socket buffer sizes are read (spec 06 §2.3).
+    BufferSemantics { Kernel => "kernel", Setsockopt => "setsockopt" }
+);
+named_enum!(
+    /// Slow start while cwnd ≤ ssthresh (`le`) or cwnd < ssthresh (`lt`) (spec 06 §2.1).
+    SlowStartWhile { Le => "le", Lt => "lt" }
+);
+
+/// Initial window rule (spec 06 §2.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialWindow {
+    Rfc3390,
+    Rfc6928,
+    Fixed(u32),
+}
+
+impl FromStr for InitialWindow {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "rfc3390" => Ok(InitialWindow::Rfc3390),
+            "rfc6928" => Ok(InitialWindow::Rfc6928),
+            _ => match s.parse::<u32>() {
+                Ok(n) if n >= 1 => Ok(InitialWindow::Fixed(n)),
+                _ => Err("\"rfc3390\", \"rfc6928\" or a whole number of segments ≥ 1 as a string, e.g. \"10\"".into()),
+            },
+        }
+    }
+}
+
+impl InitialWindow {
+    pub fn as_string(self) -> String {
+        match self {
+            InitialWindow::Rfc3390 => "rfc3390".into(),
+            InitialWindow::Rfc6928 => "rfc6928".into(),
+            InitialWindow::Fixed(n) => n.to_string(),
+        }
+    }
+
+    /// Initial window in segments for an effective MSS (spec 06 §2.4 table).
+    pub fn segments(self, mss_bytes: u32) -> u32 {
+        let mss = mss_bytes as u64;
+        match self {
+            // ⌊min(4·MSS, max(2·MSS, 4380 B))/MSS⌋
+            InitialWindow::Rfc3390 => ((4 * mss).min((2 * mss).max(4380)) / mss) as u32,
+            // ⌊min(10·MSS, max(2·MSS, 14600 B))/MSS⌋
+            InitialWindow::Rfc6928 => ((10 * mss).min((2 * mss).max(14600)) / mss) as u32,
+            InitialWindow::Fixed(n) => n,
+        }
+    }
+}
+
+/// Everything a TCP endpoint needs to know, fully resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    pub iw: InitialWindow,
+    /// ABC limit L in segments; `u32::MAX` = ∞.
+    pub abc_l: u32,
+    pub slow_start_while: SlowStartWhile,
+    pub recovery_cwnd: RecoveryCwnd,
+    pub is_lost: IsLost,
+    pub rto_init: Span,
+    pub rto_min: Span,
+    pub rto_max: Span,
+    pub rto_formula: RtoFormula,
+    pub ack_policy: AckPolicy,
+    pub delack: Delack,
+    pub delack_timeout: Span,
+    pub send_stall_policy: SendStallPolicy,
+    pub tsq: bool,
+    pub burst_moderation: bool,
+    pub idle_restart: IdleRestart,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub window_scale: bool,
+    pub ssthresh_basis: SsthreshBasis,
+    pub cwnd_limited_growth: bool,
+    pub adv_win_scale: i32,
+    pub truesize_model: TruesizeModel,
+    pub rwnd_policy: RwndPolicy,
+    /// Charged-memory limit of the send buffer, bytes (after `buffer_semantics`).
+    pub sndbuf_bytes: u64,
+    /// Charged-memory limit of the receive buffer, bytes (after `buffer_semantics`).
+    pub rcvbuf_bytes: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initial_window_vectors() {
+        // spec 06 §7 unit vectors.
+        for (mss, iw) in [(1095, 4), (1448, 3), (1460, 3), (1461, 2), (8948, 2)] {
+            assert_eq!(InitialWindow::Rfc3390.segments(mss), iw, "rfc3390 mss {mss}");
+        }
+        assert_eq!(InitialWindow::Rfc6928.segments(1448), 10);
+        assert_eq!(InitialWindow::Rfc6928.segments(8948), 2);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for n in AckPolicy::NAMES {
+            assert_eq!(n.parse::<AckPolicy>().unwrap().as_str(), *n);
+        }
+        assert!("bogus".parse::<RecoveryCwnd>().unwrap_err().contains("\"prr\""));
+    }
+}

@@ -1,0 +1,3 @@
+//! Results of a run (spec 00 §2.4).
+pub mod summary;
+pub mod table;

@@ -1,0 +1,59 @@
+//! `summary.json` (spec 00 §2.4).
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    /// Wall-clock seconds of the run: the one field that differs between two runs.
+    pub wall_seconds: f64,
+    pub events_executed: u64,
+    /// FNV-1a hash over every executed event (time, kind, target), hex (spec 06 §7 V6).
+    pub event_hash: String,
+    pub flows: Vec<FlowSummary>,
+    pub queues: Vec<QueueSummary>,
+    /// End-of-run conservation check (spec 06 §7 V5).
+    pub conservation: ConservationSummary,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowSummary {
+    pub name: String,
+    pub kind: String,
+    /// Goodput: application bytes delivered / (duration − start), bit/s.
+    pub goodput_bps: f64,
+    pub bytes_delivered: u64,
+    pub retransmitted_segments: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Time the last byte of a finite transfer was delivered, s (null if unfinished).
+    pub completion_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct QueueSummary {
+    /// `"a->b"` for a link egress, `"a:ifq"` for a host interface queue.
+    pub name: String,
+    pub enqueued: u64,
+    pub dropped: u64,
+    /// Drops by cause, e.g. `{"tail": 12}`.
+    pub drops_by_cause: std::collections::BTreeMap<String, u64>,
+    pub max_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ConservationSummary {
+    pub frames_emitted: u64,
+    pub frames_delivered: u64,
+    pub frames_dropped: u64,
+    pub frames_queued_at_end: u64,
+    pub frames_on_links_at_end: u64,
+    pub bytes_emitted: u64,
+    pub bytes_delivered: u64,
+    pub bytes_dropped: u64,
+    pub bytes_queued_at_end: u64,
+    pub bytes_on_links_at_end: u64,
+    pub holds: bool,
+}

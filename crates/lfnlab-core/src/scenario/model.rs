@@ -1,0 +1,236 @@
+//! The scenario schema (spec 00 §2.2): nodes, links, flows and monitors.
+//!
+//! One typed definition serves TOML files, `--set` overrides and Python dicts
+//! (STYLE point 5). Every optional key is `Option` here; `resolve` fills it in,
+//! so the `scenario.toml` written with the results shows every value used
+//! (spec 00 §2.4). Unknown keys are rejected everywhere (`deny_unknown_fields`).
+
+use serde::{Deserialize, Serialize};
+
+use super::units::{ByteSize, Rate, TimeSpan};
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub sim: SimSpec,
+    #[serde(default)]
+    pub node: Vec<NodeSpec>,
+    #[serde(default)]
+    pub link: Vec<LinkSpec>,
+    #[serde(default)]
+    pub flow: Vec<FlowSpec>,
+    #[serde(default)]
+    pub monitor: Vec<MonitorSpec>,
+}
+
+/// `[sim]`: run-wide settings.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SimSpec {
+    /// Scenario name; default: the file stem, or "scenario" for a dict.
+    pub name: Option<String>,
+    /// Simulated duration (required).
+    pub duration: Option<TimeSpan>,
+    /// The one master seed from which every random stream derives (STYLE point 10).
+    pub seed: Option<u64>,
+    /// TCP trace settings (spec 06 §6).
+    pub trace: Option<TraceSpec>,
+}
+
+/// `[sim.trace]`: how `tcp.parquet` is sampled (spec 06 §6).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// `bin` (default), `event` or `off`.
+    pub mode: Option<TraceMode>,
+    /// Bin width for `mode = "bin"`, default 10 ms.
+    pub bin: Option<TimeSpan>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceMode {
+    Bin,
+    Event,
+    Off,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    Host,
+    Router,
+    Emulator,
+    Switch,
+}
+
+/// `[[node]]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+    /// Host NIC line rate; default: the rate of the host's (single) link.
+    pub nic_rate: Option<Rate>,
+    /// Interface queue capacity in packets (spec 06 §5.1), default 1000.
+    pub txqueuelen: Option<u32>,
+    /// Gap after every frame sent by this node's NICs, in bytes (spec 06 §1.2 U2), default 12.
+    pub ipg_bytes: Option<u32>,
+    /// IP MTU in bytes, default 1500.
+    pub mtu: Option<u32>,
+    /// IP version of the host's packets: 4 (default) or 6.
+    pub ip_version: Option<u8>,
+    /// Host qdisc (spec 06 §5.3), default `{ kind = "pfifo" }`.
+    pub qdisc: Option<QdiscSpec>,
+    /// Default TCP profile for flows leaving this host (spec 06 §2.1).
+    pub profile: Option<String>,
+    /// Default TCP parameter overrides for flows leaving this host.
+    pub tcp: Option<TcpParams>,
+}
+
+/// A host qdisc.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QdiscSpec {
+    /// `pfifo` (the pacing qdiscs of later chapters plug in here).
+    pub kind: String,
+}
+
+/// `[[link]]`: a full-duplex link (spec 00 §2.2).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub from: String,
+    pub to: String,
+    /// Rate of both directions.
+    pub rate: Rate,
+    /// One-way propagation delay of both directions.
+    pub delay: TimeSpan,
+    /// Egress queue of `from` toward `to`. Default: drop-tail, 1000 packets.
+    pub queue: Option<QueueSpec>,
+    /// Egress queue of `to` toward `from`. Default: unlimited (never drops ACKs).
+    pub reverse_queue: Option<QueueSpec>,
+    /// Random loss applied to frames leaving `from` toward `to`.
+    pub loss: Option<LossSpec>,
+}
+
+/// A router/emulator egress queue.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    /// `droptail`.
+    pub kind: String,
+    /// Byte limit: an arriving frame is dropped if queued bytes + its size exceed it.
+    pub limit: Option<ByteSize>,
+    /// Packet limit.
+    pub limit_packets: Option<u64>,
+}
+
+/// Random loss on one link direction (spec 06 §7 V3).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    /// `bernoulli`.
+    pub kind: String,
+    /// Drop probability per frame, in [0, 1].
+    pub p: f64,
+    /// Which frames may be dropped: `data` (default: TCP segments with payload and UDP) or `all`.
+    pub applies_to: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    TcpBulk,
+    UdpCbr,
+}
+
+/// `[[flow]]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    pub kind: FlowKind,
+    pub from: String,
+    pub to: String,
+    /// Start time, default 0 s.
+    pub start: Option<TimeSpan>,
+    /// Stop time (`udp_cbr`), default: end of run.
+    pub stop: Option<TimeSpan>,
+    /// `tcp_bulk`: bytes to transfer (decimal volume); default unlimited.
+    pub bytes: Option<ByteSize>,
+    /// `tcp_bulk`: congestion control, default from the profile.
+    pub cc: Option<String>,
+    /// `tcp_bulk`: TCP profile, default the sending host's, else `linux-modern`.
+    pub profile: Option<String>,
+    /// `tcp_bulk`: send buffer B_snd (spec 06 §2.3).
+    pub sndbuf: Option<ByteSize>,
+    /// `tcp_bulk`: receive buffer B_rcv (spec 06 §2.3).
+    pub rcvbuf: Option<ByteSize>,
+    /// `tcp_bulk`: single-parameter overrides of the profile.
+    pub tcp: Option<TcpParams>,
+    /// `udp_cbr`: transmission capacity including preamble and IPG (spec 05 §2.5).
+    pub rate: Option<Rate>,
+    /// `udp_cbr`: IP packet length in bytes, default 1500.
+    pub size: Option<u32>,
+}
+
+/// TCP parameters of spec 06 §2–3. A profile fills every one; a flow or host may
+/// override any of them. Enumerated values are strings checked by `resolve`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpParams {
+    /// Initial window: `rfc3390`, `rfc6928` or a fixed segment count as a string ("10").
+    pub iw: Option<String>,
+    /// ABC limit L in segments; 0 means unlimited (∞).
+    pub abc_l: Option<u32>,
+    /// Slow start while `cwnd <= ssthresh` (`le`) or `cwnd < ssthresh` (`lt`).
+    pub slow_start_while: Option<String>,
+    /// `rfc`, `rate_halving` or `prr`.
+    pub recovery_cwnd: Option<String>,
+    /// `rfc6675` or `fack`.
+    pub is_lost: Option<String>,
+    pub rto_init: Option<TimeSpan>,
+    pub rto_min: Option<TimeSpan>,
+    pub rto_max: Option<TimeSpan>,
+    /// `linux` or `rfc6298`.
+    pub rto_formula: Option<String>,
+    /// `per_segment`, `delayed` or `linux_quickack`.
+    pub ack_policy: Option<String>,
+    /// Delayed-ACK timer: `fixed` or `adaptive`.
+    pub delack: Option<String>,
+    /// Fixed delayed-ACK timeout, default 40 ms.
+    pub delack_timeout: Option<TimeSpan>,
+    /// `block`, `cwr` or `cwr_gradual`.
+    pub send_stall_policy: Option<String>,
+    /// TCP small queues (spec 06 §2.8).
+    pub tsq: Option<bool>,
+    pub burst_moderation: Option<bool>,
+    /// `linux`, `rfc5681` or `off`.
+    pub idle_restart: Option<String>,
+    pub sack: Option<bool>,
+    pub timestamps: Option<bool>,
+    pub window_scale: Option<bool>,
+    /// `cwnd` or `flightsize`.
+    pub ssthresh_basis: Option<String>,
+    pub cwnd_limited_growth: Option<bool>,
+    /// adv_win_scale s (spec 06 §2.3).
+    pub adv_win_scale: Option<i32>,
+    /// `payload` or `pow2`.
+    pub truesize_model: Option<String>,
+    /// `linux_fraction` or `full_buffer`.
+    pub rwnd_policy: Option<String>,
+    /// `setsockopt` doubles the given buffer sizes as Linux does; `kernel` takes them as given.
+    pub buffer_semantics: Option<String>,
+}
+
+/// `[[monitor]]`: per-bin counters at the egress of one link direction.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorSpec {
+    /// `"a->b"`: the egress of node a toward node b.
+    pub link: String,
+    /// Bin width.
+    pub bin: TimeSpan,
+}
