@@ -10,6 +10,8 @@ pub struct Summary {
     /// Wall-clock seconds of the run: the one field that differs between two runs.
     pub wall_seconds: f64,
     pub events_executed: u64,
+    /// TCP segments carrying payload and UDP datagrams emitted by hosts (benchmark unit).
+    pub data_packets: u64,
     /// FNV-1a hash over every executed event (time, kind, target), hex (spec 06 §7 V6).
     pub event_hash: String,
     pub flows: Vec<FlowSummary>,
