@@ -1,14 +1,127 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
+//! `lfnlab._native`: the private native module behind the typed Python API in
+//! `python/lfnlab` (STYLE point 12). It speaks plain types only: scenarios as
+//! resolved TOML text, summaries as JSON text, tables as Arrow IPC stream bytes.
+//! `python/lfnlab/_native.pyi` is its contract; keep the two in step.
+
+mod errors;
+
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use lfnlab_core::Error;
+use lfnlab_core::results::arrow::to_ipc_stream;
+use lfnlab_core::results::write::{summary_json, write_dir};
+use lfnlab_core::scenario;
+use lfnlab_core::sim::{self, RunOutput};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+/// Loads a scenario file, applies `sets` (`KEY=VALUE`) and returns the resolved TOML.
+#[pyfunction]
+#[pyo3(signature = (path, sets = Vec::new()))]
+fn load_scenario_file(py: Python<'_>, path: PathBuf, sets: Vec<String>) -> PyResult<String> {
+    let s = scenario::load_file(&path, &sets).map_err(|e| errors::invalid_input(py, &e))?;
+    Ok(scenario::to_toml(&s))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Loads a scenario given as JSON text (a Python dict, dumped), applies `sets` and
+/// returns the resolved TOML. `origin` names the input in error messages.
+#[pyfunction]
+#[pyo3(signature = (json, origin = "<dict>".to_string(), sets = Vec::new()))]
+fn load_scenario_dict(
+    py: Python<'_>,
+    json: &str,
+    origin: String,
+    sets: Vec<String>,
+) -> PyResult<String> {
+    let s = scenario::load_json(json, &origin, &sets).map_err(|e| errors::invalid_input(py, &e))?;
+    Ok(scenario::to_toml(&s))
+}
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
+/// What `run_scenario` computes with the GIL released.
+struct Finished {
+    summary_json: Vec<u8>,
+    tables: [(&'static str, Vec<u8>); 3],
+}
+
+fn run_and_write(
+    resolved_toml: &str,
+    origin: &str,
+    out_dir: Option<&Path>,
+) -> Result<Finished, Error> {
+    let s = scenario::load_str(resolved_toml, origin, &[])?;
+    let out: RunOutput = sim::run(&s)?;
+    if let Some(dir) = out_dir {
+        write_dir(dir, &out)?;
     }
+    Ok(Finished {
+        summary_json: summary_json(&out)?,
+        tables: [
+            ("flows", to_ipc_stream(&out.flows)),
+            ("tcp", to_ipc_stream(&out.tcp)),
+            ("queues", to_ipc_stream(&out.queues)),
+        ],
+    })
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic with a non-text payload".into())
+}
+
+/// Runs a resolved scenario (the TOML of `load_scenario_*`), writing the result
+/// directory when `out_dir` is given. Returns the summary as JSON and the tables
+/// `flows`, `tcp`, `queues` as Arrow IPC streams. The GIL is released meanwhile.
+#[pyfunction]
+#[pyo3(signature = (resolved_toml, out_dir = None, origin = "<scenario>".to_string()))]
+fn run_scenario<'py>(
+    py: Python<'py>,
+    resolved_toml: String,
+    out_dir: Option<PathBuf>,
+    origin: String,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
+    let result = py.detach(move || {
+        // A panic is a bug: report it as a SimulationError, not pyo3's PanicException
+        // (a BaseException that `except Exception` would not catch).
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            run_and_write(&resolved_toml, &origin, out_dir.as_deref())
+        }))
+    });
+    let finished = match result {
+        Ok(Ok(f)) => f,
+        Ok(Err(e)) => return Err(errors::to_py(py, &e)),
+        Err(p) => {
+            return Err(errors::simulation(
+                py,
+                &format!("internal error (please report): {}", panic_text(&*p)),
+            ));
+        }
+    };
+    let tables = PyDict::new(py);
+    for (name, bytes) in &finished.tables {
+        tables.set_item(*name, PyBytes::new(py, bytes))?;
+    }
+    let summary = String::from_utf8(finished.summary_json).expect("serde_json writes UTF-8");
+    Ok((summary, tables))
+}
+
+/// Runs the `lfnlab` command line with `argv` (`argv[0]` the program name) and
+/// returns its exit status. Prints to the process's stdout/stderr.
+#[pyfunction]
+fn cli_main(py: Python<'_>, argv: Vec<String>) -> i32 {
+    py.detach(move || lfnlab_cli::main_with_args(argv))
+}
+
+/// Private native core of lfnlab; use the `lfnlab` package instead.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(load_scenario_file, m)?)?;
+    m.add_function(wrap_pyfunction!(load_scenario_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
 }

@@ -1,2 +1,5 @@
 //! The discrete-event engine: integer time, the event queue, seeded random streams.
+pub mod event_log;
+pub mod event_queue;
+pub mod rng;
 pub mod time;

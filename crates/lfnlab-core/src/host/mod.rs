@@ -1,2 +1,4 @@
-//! End hosts: NIC, interface queue and qdiscs, TCP and congestion control.
+//! End hosts: TCP and congestion control. The NIC is a `sim::world::Port`
+//! whose queue discipline is the host qdisc (`net::queue::Qdisc`, spec 06 §5.3).
+pub mod cc;
 pub mod tcp;

@@ -1,3 +1,32 @@
 //! Scenario files (spec 00 §2.2): schema, strict units, loading, validation.
+//!
+//! Every input (TOML file, TOML text, a Python dict as JSON) takes one path:
+//! parse → apply `--set` (`set`) → deserialize with key paths (`load`) →
+//! defaults and semantic checks (`resolve`, `nodes`, `links`, `flows`). The
+//! result is resolved: every default is filled in, and `to_toml` writes it
+//! back so that loading the text gives the same scenario.
 pub mod model;
 pub mod units;
+
+mod cc_names;
+mod decimal;
+mod emit;
+mod flows;
+pub mod keypath;
+mod links;
+mod load;
+mod nodes;
+mod profiles;
+mod resolve;
+mod set;
+mod tcp_params;
+
+pub use emit::to_toml;
+pub use load::{load_file, load_json, load_str};
+pub use model::Scenario;
+pub use profiles::{default_cc, profile_params, DEFAULT_PROFILE};
+pub use set::SET_ORIGIN;
+pub use tcp_params::tcp_config;
+
+/// TCP profile names (spec 06 §2.1), oldest first.
+pub const PROFILES: &[&str] = profiles::PROFILES;

@@ -108,8 +108,11 @@ pub struct LinkSpec {
     /// One-way propagation delay of both directions.
     pub delay: TimeSpan,
     /// Egress queue of `from` toward `to`. Default: drop-tail, 1000 packets.
+    /// Stays `None` after resolving when `from` is a host: a host's egress is
+    /// its interface queue (`txqueuelen`, spec 06 §5.1).
     pub queue: Option<QueueSpec>,
-    /// Egress queue of `to` toward `from`. Default: unlimited (never drops ACKs).
+    /// Egress queue of `to` toward `from`. Default: drop-tail with no limit
+    /// (never drops ACKs, spec 00 §2.2); `None` when `to` is a host.
     pub reverse_queue: Option<QueueSpec>,
     /// Random loss applied to frames leaving `from` toward `to`.
     pub loss: Option<LossSpec>,

@@ -1,5 +1,9 @@
 //! Building a world from a resolved scenario and running it.
 
+pub mod build;
+pub mod finish;
+pub mod world;
+
 use crate::error::Error;
 use crate::results::summary::Summary;
 use crate::results::table::Table;
@@ -19,8 +23,11 @@ pub struct RunOutput {
     pub scenario_toml: String,
 }
 
-/// Runs a resolved scenario (see `scenario::load`) to completion.
+/// Runs a resolved scenario (see `scenario::load_file`) to completion. Fails
+/// with `Error::Runtime` if the end-of-run conservation check does not hold.
 pub fn run(scenario: &Scenario) -> Result<RunOutput, Error> {
-    let _ = scenario;
-    Err(Error::Runtime("the engine is not built yet".into()))
+    let wall = std::time::Instant::now();
+    let mut world = build::build(scenario)?;
+    world.run();
+    finish::finish(scenario, world, wall)
 }

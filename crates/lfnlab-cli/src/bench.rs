@@ -1,0 +1,319 @@
+//! `lfnlab bench`: how fast the engine simulates long fat networks.
+//!
+//! A benchmark, not a test: each named scenario is one bulk NewReno transfer,
+//! sender —(access link, 10 × bottleneck rate, 0 delay)→ emulator —(bottleneck,
+//! RTT/2, drop-tail)→ receiver, socket buffers 4·BDP, TCP trace off and no
+//! monitors, so that the figures measure the engine and not the result writers.
+//! The unit of work is a data packet (`summary.data_packets`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use lfnlab_core::Error;
+use lfnlab_core::results::summary::Summary;
+use lfnlab_core::scenario;
+use lfnlab_core::sim;
+use serde_json::json;
+
+use crate::{bad_argument, say};
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Benchmark scenario to run (repeatable) [default: all]
+    #[arg(long = "scenario", value_name = "NAME")]
+    scenarios: Vec<String>,
+    /// Also write the measurements to FILE as JSON
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// List the benchmark scenarios and exit
+    #[arg(long)]
+    list: bool,
+}
+
+/// A named benchmark scenario.
+pub struct BenchScenario {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub toml: &'static str,
+}
+
+/// 1 Gbit/s × 200 ms: BDP = 25 MB, socket buffers 4·BDP = 100 MB.
+const BENCH_1G_200MS: &str = r#"
+[sim]
+name = "bench-1g-200ms-16MiB"
+duration = "60s"
+seed = 1
+
+[sim.trace]
+mode = "off"
+
+[[node]]
+name = "snd"
+kind = "host"
+
+[[node]]
+name = "emu"
+kind = "emulator"
+
+[[node]]
+name = "rcv"
+kind = "host"
+
+[[link]]
+from = "snd"
+to = "emu"
+rate = "10Gbps"
+delay = "0ms"
+
+[[link]]
+from = "emu"
+to = "rcv"
+rate = "1Gbps"
+delay = "100ms"
+queue = { kind = "droptail", limit = "16MiB" }
+
+[[flow]]
+name = "bulk"
+kind = "tcp_bulk"
+from = "snd"
+to = "rcv"
+cc = "newreno"
+sndbuf = "100MB"
+rcvbuf = "100MB"
+"#;
+
+/// 10 Gbit/s × 500 ms: BDP = 625 MB, socket buffers 4·BDP = 2500 MB.
+const BENCH_10G_500MS: &str = r#"
+[sim]
+name = "bench-10g-500ms-16MiB"
+duration = "60s"
+seed = 1
+
+[sim.trace]
+mode = "off"
+
+[[node]]
+name = "snd"
+kind = "host"
+
+[[node]]
+name = "emu"
+kind = "emulator"
+
+[[node]]
+name = "rcv"
+kind = "host"
+
+[[link]]
+from = "snd"
+to = "emu"
+rate = "100Gbps"
+delay = "0ms"
+
+[[link]]
+from = "emu"
+to = "rcv"
+rate = "10Gbps"
+delay = "250ms"
+queue = { kind = "droptail", limit = "16MiB" }
+
+[[flow]]
+name = "bulk"
+kind = "tcp_bulk"
+from = "snd"
+to = "rcv"
+cc = "newreno"
+sndbuf = "2500MB"
+rcvbuf = "2500MB"
+"#;
+
+/// The benchmark catalogue, in the order `lfnlab bench` runs it.
+pub const SCENARIOS: [BenchScenario; 2] = [
+    BenchScenario {
+        name: "1g-200ms-16MiB",
+        about: "1 Gbit/s bottleneck, 200 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
+        toml: BENCH_1G_200MS,
+    },
+    BenchScenario {
+        name: "10g-500ms-16MiB",
+        about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
+        toml: BENCH_10G_500MS,
+    },
+];
+
+/// Speed figures of one benchmark run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub name: String,
+    pub data_packets: u64,
+    pub events: u64,
+    pub simulated_s: f64,
+    pub wall_s: f64,
+}
+
+impl Measurement {
+    pub fn from_summary(name: &str, s: &Summary) -> Measurement {
+        Measurement {
+            name: name.to_string(),
+            data_packets: s.data_packets,
+            events: s.events_executed,
+            simulated_s: s.duration_s,
+            wall_s: s.wall_seconds,
+        }
+    }
+    /// Guards the divisions of a run too short for the clock's resolution.
+    fn wall(&self) -> f64 {
+        self.wall_s.max(1e-9)
+    }
+    pub fn data_packets_per_s(&self) -> f64 {
+        self.data_packets as f64 / self.wall()
+    }
+    pub fn events_per_s(&self) -> f64 {
+        self.events as f64 / self.wall()
+    }
+    pub fn events_per_data_packet(&self) -> f64 {
+        self.events as f64 / (self.data_packets.max(1) as f64)
+    }
+    pub fn simulated_per_wall(&self) -> f64 {
+        self.simulated_s / self.wall()
+    }
+    pub fn ns_per_data_packet(&self) -> f64 {
+        self.wall_s * 1e9 / (self.data_packets.max(1) as f64)
+    }
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            "scenario": self.name,
+            "data_packets": self.data_packets,
+            "events": self.events,
+            "simulated_s": self.simulated_s,
+            "wall_s": self.wall_s,
+            "data_packets_per_s": self.data_packets_per_s(),
+            "events_per_s": self.events_per_s(),
+            "events_per_data_packet": self.events_per_data_packet(),
+            "simulated_per_wall": self.simulated_per_wall(),
+            "ns_per_data_packet": self.ns_per_data_packet(),
+        })
+    }
+}
+
+fn build_profile() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    }
+}
+
+fn select(names: &[String]) -> Result<Vec<&'static BenchScenario>, Error> {
+    if names.is_empty() {
+        return Ok(SCENARIOS.iter().collect());
+    }
+    names
+        .iter()
+        .map(|n| {
+            SCENARIOS.iter().find(|s| s.name == n).ok_or_else(|| {
+                let known: Vec<_> = SCENARIOS.iter().map(|s| s.name).collect();
+                bad_argument(
+                    "--scenario",
+                    format!(
+                        "unknown benchmark scenario {n:?}; known: {}",
+                        known.join(", ")
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+pub fn bench(a: &BenchArgs) -> Result<(), Error> {
+    if a.list {
+        for s in &SCENARIOS {
+            say(format_args!("{:<18} {}", s.name, s.about));
+        }
+        return Ok(());
+    }
+    let chosen = select(&a.scenarios)?;
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "warning: this is a debug build; benchmark a release build (cargo run --release -p lfnlab-cli)"
+        );
+    }
+    let mut results = Vec::new();
+    for b in chosen {
+        let s = scenario::load_str(b.toml, &format!("<bench {}>", b.name), &[])?;
+        let output = sim::run(&s)?;
+        let m = Measurement::from_summary(b.name, &output.summary);
+        say(format_args!(
+            "{}: {:.0} data packets/s, {:.0} events/s, {:.2} events/data packet, simulated/wall {:.2}, {:.1} ns/data packet ({} data packets, {:.2} s wall)",
+            m.name,
+            m.data_packets_per_s(),
+            m.events_per_s(),
+            m.events_per_data_packet(),
+            m.simulated_per_wall(),
+            m.ns_per_data_packet(),
+            m.data_packets,
+            m.wall_s
+        ));
+        results.push(m);
+    }
+    if let Some(path) = &a.json {
+        let doc = json!({
+            "lfnlab_version": env!("CARGO_PKG_VERSION"),
+            "build": build_profile(),
+            "benchmarks": results.iter().map(Measurement::to_json).collect::<Vec<_>>(),
+        });
+        let mut text = serde_json::to_string_pretty(&doc)
+            .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+        text.push('\n');
+        std::fs::write(path, text).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_selectable() {
+        let all = select(&[]).unwrap();
+        assert_eq!(all.len(), SCENARIOS.len());
+        let one = select(&["10g-500ms-16MiB".to_string()]).unwrap();
+        assert_eq!(one[0].name, "10g-500ms-16MiB");
+        assert!(matches!(select(&["x".to_string()]), Err(Error::Input(_))));
+    }
+
+    #[test]
+    fn scenario_texts_are_toml_with_the_stated_shape() {
+        for b in &SCENARIOS {
+            // Plain TOML here; the loader's own checks run in `lfnlab bench`.
+            let v: toml::Value = toml::from_str(b.toml).unwrap();
+            assert_eq!(
+                v["sim"]["name"].as_str(),
+                Some(format!("bench-{}", b.name).as_str())
+            );
+            assert_eq!(v["sim"]["trace"]["mode"].as_str(), Some("off"));
+            assert_eq!(v["flow"].as_array().unwrap().len(), 1);
+            assert_eq!(v["flow"][0]["cc"].as_str(), Some("newreno"));
+            assert!(v.get("monitor").is_none());
+            assert_eq!(v["link"][1]["queue"]["limit"].as_str(), Some("16MiB"));
+        }
+    }
+
+    #[test]
+    fn figures_are_ratios_of_the_summary() {
+        let m = Measurement {
+            name: "x".into(),
+            data_packets: 1_000,
+            events: 5_000,
+            simulated_s: 60.0,
+            wall_s: 2.0,
+        };
+        assert_eq!(m.data_packets_per_s(), 500.0);
+        assert_eq!(m.events_per_s(), 2_500.0);
+        assert_eq!(m.events_per_data_packet(), 5.0);
+        assert_eq!(m.simulated_per_wall(), 30.0);
+        assert_eq!(m.ns_per_data_packet(), 2e6);
+        assert_eq!(m.to_json()["ns_per_data_packet"], 2e6);
+    }
+}

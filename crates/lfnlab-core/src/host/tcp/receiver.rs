@@ -1,0 +1,332 @@
+//! The receive half of a TCP endpoint (spec 06 §2.3 receiver rules, §3).
+//! Sans-IO: it takes segments at `now` and answers whether to ACK at once,
+//! later (delayed-ACK deadline) or not at all; `fill_ack` writes the ACK fields.
+
+use super::config::{AckPolicy, Delack, RwndPolicy, TcpConfig, TruesizeModel};
+use super::ranges::RangeSet;
+use crate::engine::time::{SimTime, Span};
+use crate::net::packet::{MAX_SACK_BLOCKS, TcpHeader};
+
+/// What the receiver wants after a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckNeed {
+    Now,
+    /// A delayed ACK is (or stays) scheduled.
+    Later,
+    None,
+}
+
+pub struct Receiver {
+    policy: AckPolicy,
+    delack: Delack,
+    delack_timeout: Span,
+    sack: bool,
+    timestamps: bool,
+    truesize: TruesizeModel,
+    /// Window fraction φ (spec 06 §2.3).
+    phi: f64,
+    pub b_rcv: u64,
+    /// Receive window scale s_w.
+    pub wscale: u8,
+    /// Effective MSS for quick-ACK and delayed-ACK counting.
+    pub mss: u32,
+    pub rcv_nxt: u64,
+    ooo: RangeSet,
+    /// M_used: charges of held segments (spec 06 §2.3 rule 1).
+    pub m_used: u64,
+    /// Advertised right edge; never moves left (rule 2).
+    right_edge: u64,
+    pub bytes_read: u64,
+    /// Bytes received in order since the last ACK.
+    unacked_bytes: u64,
+    pub delack_deadline: Option<SimTime>,
+    /// Quick-ACK budget q (spec 06 §3 `linux_quickack`).
+    quick: u32,
+    /// Adaptive ato (spec 06 §3).
+    ato: Span,
+    last_arrival: Option<SimTime>,
+    seen_data: bool,
+    /// TSval to echo (spec 06 §3 rule 3).
+    ts_recent: SimTime,
+    /// True when no in-sequence segment arrived since the last ACK.
+    ts_take_next: bool,
+    /// Positions inside recently reported SACK blocks, most recent first.
+    sack_keys: [u64; MAX_SACK_BLOCKS],
+    n_keys: usize,
+    dsack: Option<(u64, u64)>,
+    pub rcvbuf_drops: u64,
+    pub dsacks_sent: u64,
+}
+
+impl Receiver {
+    pub fn new(cfg: &TcpConfig, window_scale_ok: bool) -> Receiver {
+        let s = cfg.adv_win_scale;
+        let phi = match cfg.rwnd_policy {
+            RwndPolicy::FullBuffer => 1.0,
+            RwndPolicy::LinuxFraction if s >= 1 => 1.0 - 0.5f64.powi(s),
+            RwndPolicy::LinuxFraction => 2f64.powi(s),
+        };
+        let b_rcv = cfg.rcvbuf_bytes;
+        // Rule 3: smallest s_w in 0…14 with 65535·2^s_w ≥ φ·B_rcv.
+        let want = phi * b_rcv as f64;
+        let wscale = if window_scale_ok { (0..=14u8).find(|&k| 65535.0 * (1u64 << k) as f64 >= want).unwrap_or(14) } else { 0 };
+        Receiver {
+            policy: cfg.ack_policy,
+            delack: cfg.delack,
+            delack_timeout: cfg.delack_timeout,
+            sack: cfg.sack,
+            timestamps: cfg.timestamps,
+            truesize: cfg.truesize_model,
+            phi,
+            b_rcv,
+            wscale,
+            mss: 536,
+            rcv_nxt: 0,
+            ooo: RangeSet::new(),
+            m_used: 0,
+            right_edge: 0,
+            bytes_read: 0,
+            unacked_bytes: 0,
+            delack_deadline: None,
+            quick: 0,
+            ato: Span::from_ms(40),
+            last_arrival: None,
+            seen_data: false,
+            ts_recent: SimTime::ZERO,
+            ts_take_next: true,
+            sack_keys: [0; MAX_SACK_BLOCKS],
+            n_keys: 0,
+            dsack: None,
+            rcvbuf_drops: 0,
+            dsacks_sent: 0,
+        }
+    }
+
+    /// Charge for holding `payload` bytes in `segs` segments (spec 06 §2.3 `truesize_model`).
+    fn charge(&self, payload: u64, segs: u64, l2_per_seg: u64) -> u64 {
+        match self.truesize {
+            TruesizeModel::Payload => payload,
+            TruesizeModel::Pow2 => segs * ((l2_per_seg + 2).next_power_of_two() + 256),
+        }
+    }
+
+    /// W_adv before the right-edge rule (rule 2).
+    fn formula_window(&self) -> u64 {
+        let free = self.b_rcv.saturating_sub(self.m_used) as f64 * self.phi;
+        let unit = 1u64 << self.wscale;
+        ((free as u64) / unit * unit).min(65535 * unit)
+    }
+
+    /// Window to advertise with an ACK of `rcv_nxt`, keeping the right edge.
+    pub fn advertised_window(&mut self) -> u64 {
+        let w = self.formula_window();
+        let edge = (self.rcv_nxt + w).max(self.right_edge);
+        self.right_edge = edge;
+        edge - self.rcv_nxt
+    }
+
+    /// Quick-ACK budget n = ⌊W_adv/(2·MSS)⌋, or 2 if that is 0 (spec 06 §3).
+    fn enter_quickack(&mut self) {
+        let n = (self.formula_window() / (2 * self.mss as u64)) as u32;
+        let n = if n == 0 { 2 } else { n };
+        self.quick = self.quick.max(n.min(16));
+    }
+
+    fn delack_span(&self) -> Span {
+        match (self.policy, self.delack) {
+            (AckPolicy::Delayed, Delack::Fixed) => self.delack_timeout,
+            _ => self.ato.max(Span::from_ms(40)).min(Span::from_ms(200)),
+        }
+    }
+
+    /// Adaptive ato update on an arrival (spec 06 §3 `adaptive`).
+    fn update_ato(&mut self, now: SimTime, rto_r: Span) {
+        if let Some(last) = self.last_arrival {
+            let m = now.since(last);
+            if m <= Span::from_ms(20) {
+                self.ato = Span(self.ato.0 / 2) + Span::from_ms(20);
+            } else if m < self.ato {
+                self.ato = (Span(self.ato.0 / 2) + m).min(rto_r);
+            }
+        }
+        self.last_arrival = Some(now);
+    }
+
+    /// A data segment [seq, seq + len) arrived. `rto_r` is the receiver's RTO.
+    pub fn on_data(&mut self, now: SimTime, h: &TcpHeader, l2_bytes: u64, rto_r: Span) -> AckNeed {
+        let seq = h.seq;
+        let len = h.payload as u64;
+        let end = seq + len;
+        // Data after more than RTO_r of silence re-enters quick-ACK mode.
+        let silent = self.last_arrival.is_some_and(|t| now.since(t) > rto_r);
+        if self.delack == Delack::Adaptive || self.policy == AckPolicy::LinuxQuickack {
+            self.update_ato(now, rto_r);
+        } else {
+            self.last_arrival = Some(now);
+        }
+        if self.policy == AckPolicy::LinuxQuickack && (!self.seen_data || silent) {
+            self.enter_quickack();
+        }
+        self.seen_data = true;
+
+        // Duplicate: entirely below rcv_nxt, or already held out of order.
+        let held = self.ooo.containing(seq).is_some_and(|(_, e)| e >= end);
+        if end <= self.rcv_nxt || held {
+            if self.sack {
+                self.dsack = Some((seq, end));
+            }
+            if self.policy == AckPolicy::LinuxQuickack {
+                self.enter_quickack();
+            }
+            return AckNeed::Now;
+        }
+        // Rule 4: a segment whose charge would push M_used above B_rcv is dropped.
+        let charge = self.charge(len, 1, l2_bytes);
+        if self.m_used + charge > self.b_rcv {
+            self.rcvbuf_drops += 1;
+            return AckNeed::Now;
+        }
+        if seq <= self.rcv_nxt {
+            // In order (possibly overlapping already-received bytes).
+            if self.ts_take_next {
+                self.ts_recent = h.ts_val;
+                self.ts_take_next = false;
+            }
+            let fresh = end - self.rcv_nxt;
+            self.rcv_nxt = end;
+            self.bytes_read += fresh;
+            self.unacked_bytes += fresh;
+            // Pull in out-of-order data that is now in sequence.
+            let mut filled = false;
+            while let Some((s, e)) = self.ooo.first() {
+                if s > self.rcv_nxt {
+                    break;
+                }
+                self.ooo.pop_first();
+                let segs = (e - s).div_ceil(self.mss as u64);
+                self.m_used = self.m_used.saturating_sub(self.charge(e - s, segs, l2_bytes));
+                if e > self.rcv_nxt {
+                    self.bytes_read += e - self.rcv_nxt;
+                    self.rcv_nxt = e;
+                }
+                filled = true;
+            }
+            if filled {
+                // spec 06 §3 rule 1: a segment filling (part of) a hole is ACKed at once.
+                return AckNeed::Now;
+            }
+            self.in_order_need(now)
+        } else {
+            // Out of order: hold it, ACK at once with SACK (rule 1).
+            let mut fresh = 0;
+            self.ooo.insert(seq, end, |a, b| fresh += b - a);
+            self.m_used += self.charge(fresh, fresh.div_ceil(self.mss as u64).max(1), l2_bytes);
+            if self.sack {
+                self.remember_block(seq);
+            }
+            if self.policy == AckPolicy::LinuxQuickack {
+                self.enter_quickack();
+            }
+            AckNeed::Now
+        }
+    }
+
+    fn in_order_need(&mut self, now: SimTime) -> AckNeed {
+        match self.policy {
+            AckPolicy::PerSegment => AckNeed::Now,
+            AckPolicy::LinuxQuickack if self.quick > 0 => AckNeed::Now,
+            _ => {
+                if self.unacked_bytes >= 2 * self.mss as u64 {
+                    AckNeed::Now
+                } else {
+                    if self.delack_deadline.is_none() {
+                        self.delack_deadline = Some(now + self.delack_span());
+                    }
+                    AckNeed::Later
+                }
+            }
+        }
+    }
+
+    fn remember_block(&mut self, key: u64) {
+        // Drop keys that now fall in the same block as `key`, then put it first.
+        let blk = self.ooo.containing(key);
+        let mut keep = [0u64; MAX_SACK_BLOCKS];
+        let mut n = 0;
+        keep[n] = key;
+        n += 1;
+        for i in 0..self.n_keys {
+            let k = self.sack_keys[i];
+            if self.ooo.containing(k).is_some() && self.ooo.containing(k) != blk && n < MAX_SACK_BLOCKS {
+                keep[n] = k;
+                n += 1;
+            }
+        }
+        self.sack_keys = keep;
+        self.n_keys = n;
+    }
+
+    /// Fill the ACK fields of an outgoing segment and reset the ACK state.
+    pub fn fill_ack(&mut self, h: &mut TcpHeader) {
+        h.ack = self.rcv_nxt;
+        h.wnd_bytes = self.advertised_window();
+        if self.timestamps {
+            h.ts_ecr = self.ts_recent;
+        }
+        h.sack_n = 0;
+        if self.sack {
+            let max = if self.timestamps { 3 } else { 4 };
+            let mut n = 0usize;
+            h.dsack = false;
+            if self.dsack.take().is_some() {
+                // The D-SACK block takes the first slot (RFC 2883). The sender only
+                // counts D-SACKs (spec 06 §3 rule 2), so the flag carries it and the
+                // block's bytes count toward the option length only.
+                h.dsack = true;
+                h.sack[0] = (0, 0);
+                n = 1;
+                self.dsacks_sent += 1;
+            }
+            let mut seen: [(u64, u64); MAX_SACK_BLOCKS] = [(0, 0); MAX_SACK_BLOCKS];
+            let mut ns = 0;
+            for i in 0..self.n_keys {
+                if n >= max {
+                    break;
+                }
+                if let Some(b) = self.ooo.containing(self.sack_keys[i]) {
+                    if b.0 > self.rcv_nxt && !seen[..ns].contains(&b) {
+                        seen[ns] = b;
+                        ns += 1;
+                        h.sack[n] = ((b.0 - h.ack) as u32, (b.1 - h.ack) as u32);
+                        n += 1;
+                    }
+                }
+            }
+            h.sack_n = n as u8;
+        }
+        self.unacked_bytes = 0;
+        self.delack_deadline = None;
+        self.ts_take_next = true;
+        if self.quick > 0 {
+            self.quick -= 1;
+        }
+    }
+
+    /// Is out-of-order data held?
+    pub fn holds_out_of_order(&self) -> bool {
+        !self.ooo.is_empty()
+    }
+
+    /// Spec 06 §2.3 rule 5: after a read, send a window update if the open
+    /// window had fallen to ≤ φ·B_rcv/2 and the new W_adv is at least twice it.
+    pub fn wants_window_update(&self) -> bool {
+        let open = self.right_edge.saturating_sub(self.rcv_nxt);
+        let w = self.formula_window();
+        (open as f64) <= self.phi * self.b_rcv as f64 / 2.0 && w >= 2 * open.max(1)
+    }
+
+    /// Receive-window value at the receiver (for traces).
+    pub fn rcv_wnd(&self) -> u64 {
+        self.right_edge.saturating_sub(self.rcv_nxt)
+    }
+}

@@ -1,0 +1,430 @@
+//! The sender's retransmission queue and SACK scoreboard (spec 06 §2.5,
+//! RFC 6675). Costs per ACK and per send are amortized O(1) or O(log W):
+//! - segments live in a deque indexed by an absolute segment number;
+//! - SACKed ranges are an interval set, so re-reported blocks cost O(log n);
+//! - loss marking, NextSeg rule 1 and rule 3 walk monotone scan pointers, so
+//!   each segment is visited a bounded number of times between RTOs.
+
+use std::collections::VecDeque;
+
+use super::ranges::RangeSet;
+use crate::engine::time::SimTime;
+
+pub const SACKED: u8 = 1;
+pub const LOST: u8 = 2;
+/// Retransmitted and the retransmission is still in flight (Linux SACKED_RETRANS).
+pub const RETRANS: u8 = 4;
+/// Ever retransmitted (Karn's rule).
+pub const EVER_RETRANS: u8 = 8;
+
+/// One segment as sent.
+#[derive(Clone, Copy, Debug)]
+pub struct SegRecord {
+    pub start: u64,
+    pub len: u32,
+    pub flags: u8,
+    /// Last transmission time.
+    pub sent_at: SimTime,
+    /// Delivery-rate state at send (spec 06 §4.2).
+    pub delivered: u64,
+    pub delivered_time: SimTime,
+    pub first_sent_time: SimTime,
+    pub app_limited: bool,
+}
+
+impl SegRecord {
+    pub fn end(&self) -> u64 {
+        self.start + self.len as u64
+    }
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// Result of a cumulative ACK.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CumAck {
+    pub segments: u64,
+    pub bytes: u64,
+    /// Segments acknowledged that had not been SACKed before (newly delivered).
+    pub newly_delivered: u64,
+    /// Send time of the earliest newly acknowledged, never retransmitted segment.
+    pub karn_sent_at: Option<SimTime>,
+    /// The latest-sent newly delivered segment (for the rate sample).
+    pub latest: Option<SegRecord>,
+}
+
+#[derive(Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SegRecord>,
+    /// Absolute index of `segs[0]`.
+    base: u64,
+    sacked: RangeSet,
+    pub packets_out: u64,
+    pub sacked_out: u64,
+    pub lost_out: u64,
+    pub retrans_out: u64,
+    /// Every segment below this index is settled: SACKed or marked Lost.
+    lost_scan: u64,
+    /// No Lost, unretransmitted, un-SACKed segment lies below this index.
+    retx_scan: u64,
+    /// NextSeg rule 3 pointer.
+    rule3_scan: u64,
+}
+
+impl Scoreboard {
+    pub fn new() -> Scoreboard {
+        Scoreboard { segs: VecDeque::with_capacity(1024), ..Default::default() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+
+    pub fn first(&self) -> Option<&SegRecord> {
+        self.segs.front()
+    }
+
+    pub fn get(&self, idx: u64) -> &SegRecord {
+        &self.segs[(idx - self.base) as usize]
+    }
+
+    pub fn get_mut(&mut self, idx: u64) -> &mut SegRecord {
+        &mut self.segs[(idx - self.base) as usize]
+    }
+
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// One past the highest segment index.
+    pub fn end_idx(&self) -> u64 {
+        self.base + self.segs.len() as u64
+    }
+
+    /// pipe = packets_out − sacked_out − lost_out + retrans_out (spec 06 §2.5).
+    pub fn pipe(&self) -> u64 {
+        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
+    }
+
+    /// Highest SACKed byte + 1, if any.
+    pub fn highest_sacked_end(&self) -> Option<u64> {
+        self.sacked.last().map(|(_, e)| e)
+    }
+
+    /// Append a newly sent segment.
+    pub fn push(&mut self, rec: SegRecord) {
+        debug_assert!(self.segs.back().is_none_or(|b| b.end() == rec.start));
+        self.segs.push_back(rec);
+        self.packets_out += 1;
+    }
+
+    /// Index of the segment containing byte `seq` (which must be outstanding).
+    fn idx_of(&self, seq: u64) -> u64 {
+        let pos = self.segs.partition_point(|s| s.end() <= seq);
+        self.base + pos as u64
+    }
+
+    fn clear_flag(&mut self, pos: usize, f: u8) {
+        let s = &mut self.segs[pos];
+        if s.flags & f != 0 {
+            s.flags &= !f;
+            match f {
+                LOST => self.lost_out -= 1,
+                RETRANS => self.retrans_out -= 1,
+                SACKED => self.sacked_out -= 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// Cumulative ACK up to `ack` (a segment boundary).
+    pub fn ack_cum(&mut self, ack: u64) -> CumAck {
+        let mut r = CumAck::default();
+        while let Some(front) = self.segs.front() {
+            if front.end() > ack {
+                break;
+            }
+            let s = *front;
+            if s.has(SACKED) {
+                self.sacked_out -= 1;
+            } else {
+                r.newly_delivered += 1;
+                if r.latest.is_none_or(|l| l.sent_at <= s.sent_at) {
+                    r.latest = Some(s);
+                }
+            }
+            if s.has(LOST) {
+                self.lost_out -= 1;
+            }
+            if s.has(RETRANS) {
+                self.retrans_out -= 1;
+            }
+            if !s.has(EVER_RETRANS) && r.karn_sent_at.is_none() {
+                r.karn_sent_at = Some(s.sent_at);
+            }
+            self.packets_out -= 1;
+            r.segments += 1;
+            r.bytes += s.len as u64;
+            self.segs.pop_front();
+            self.base += 1;
+        }
+        self.sacked.trim_below(ack);
+        self.lost_scan = self.lost_scan.max(self.base);
+        self.retx_scan = self.retx_scan.max(self.base);
+        self.rule3_scan = self.rule3_scan.max(self.base);
+        self.check();
+        r
+    }
+
+    /// Process one SACK block [s, e) (already clipped above snd_una). Calls
+    /// `newly(rec)` for each segment that becomes SACKed. Returns the count.
+    pub fn sack(&mut self, s: u64, e: u64, mut newly: impl FnMut(&SegRecord)) -> u64 {
+        let Some(back) = self.segs.back() else { return 0 };
+        let e = e.min(back.end());
+        let s = s.max(self.segs[0].start);
+        if s >= e {
+            return 0;
+        }
+        let mut fresh_parts: [(u64, u64); 8] = [(0, 0); 8];
+        let mut nfresh = 0;
+        let mut overflow = false;
+        let (ms, me) = self.sacked.insert(s, e, |a, b| {
+            if nfresh < fresh_parts.len() {
+                fresh_parts[nfresh] = (a, b);
+                nfresh += 1;
+            } else {
+                overflow = true;
+            }
+        });
+        // With more fresh parts than the buffer holds, rescan the merged range.
+        let whole = [(ms, me)];
+        let iter: &[(u64, u64)] = if overflow { &whole } else { &fresh_parts[..nfresh] };
+        let mut count = 0;
+        for &(a, b) in iter {
+            let mut pos = (self.idx_of(a) - self.base) as usize;
+            while pos < self.segs.len() && self.segs[pos].start < b {
+                let seg = self.segs[pos];
+                // SACKed only when wholly inside the merged range.
+                if !seg.has(SACKED) && seg.start >= ms && seg.end() <= me {
+                    self.clear_flag(pos, LOST);
+                    self.clear_flag(pos, RETRANS);
+                    self.segs[pos].flags |= SACKED;
+                    self.sacked_out += 1;
+                    count += 1;
+                    newly(&self.segs[pos]);
+                }
+                pos += 1;
+            }
+        }
+        self.check();
+        count
+    }
+
+    /// Mark as Lost every un-SACKed segment that IsLost now says is lost
+    /// (spec 06 §2.5): `fack` = at least `dupthresh` segments after it up to the
+    /// highest SACKed; `rfc6675` = at least `dupthresh` SACKed segments above it.
+    /// Returns the number newly marked.
+    pub fn mark_lost(&mut self, dupthresh: u64, fack: bool) -> u64 {
+        let Some(hs_end) = self.highest_sacked_end() else { return 0 };
+        let hs_idx = self.idx_of(hs_end - 1); // index of the highest SACKed segment
+        let boundary = if fack {
+            // s is lost if hs_idx − s ≥ dupthresh.
+            (hs_idx + 1).saturating_sub(dupthresh)
+        } else {
+            // Index of the dupthresh-th highest SACKed segment.
+            let mut need = dupthresh;
+            let mut b = None;
+            for (rs, re) in self.sacked.iter_rev() {
+                let (i0, i1) = (self.idx_of(rs), self.idx_of(re - 1) + 1);
+                let n = i1 - i0;
+                if n >= need {
+                    b = Some(i1 - need);
+                    break;
+                }
+                need -= n;
+            }
+            match b {
+                Some(b) => b,
+                None => return 0,
+            }
+        };
+        let mut marked = 0;
+        while self.lost_scan < boundary {
+            let pos = (self.lost_scan - self.base) as usize;
+            let seg = &mut self.segs[pos];
+            if seg.flags & (SACKED | LOST) == 0 {
+                seg.flags |= LOST;
+                self.lost_out += 1;
+                marked += 1;
+            }
+            self.lost_scan += 1;
+        }
+        self.check();
+        marked
+    }
+
+    /// Mark the first outstanding segment Lost (recovery entry, NewReno partial ACK).
+    pub fn mark_head_lost(&mut self) {
+        if let Some(seg) = self.segs.front_mut() {
+            if seg.flags & (SACKED | LOST) == 0 {
+                seg.flags |= LOST;
+                self.lost_out += 1;
+            }
+        }
+        if self.lost_scan == self.base && !self.segs.is_empty() {
+            self.lost_scan = self.base + 1;
+        }
+    }
+
+    /// NextSeg rule 1: the lowest Lost segment not yet retransmitted.
+    pub fn next_lost(&mut self) -> Option<u64> {
+        let limit = self.lost_scan.min(self.end_idx());
+        while self.retx_scan < limit {
+            let seg = self.get(self.retx_scan);
+            if seg.flags & (LOST | RETRANS | SACKED) == LOST {
+                return Some(self.retx_scan);
+            }
+            self.retx_scan += 1;
+        }
+        // The head may be marked Lost ahead of the scan (mark_head_lost).
+        None
+    }
+
+    /// NextSeg rule 3: the lowest un-SACKed, unretransmitted segment below the highest SACKed one.
+    pub fn next_rule3(&mut self) -> Option<u64> {
+        let hs_end = self.highest_sacked_end()?;
+        let limit = self.idx_of(hs_end - 1);
+        while self.rule3_scan < limit {
+            let seg = self.get(self.rule3_scan);
+            if seg.flags & (SACKED | RETRANS) == 0 {
+                return Some(self.rule3_scan);
+            }
+            self.rule3_scan += 1;
+        }
+        None
+    }
+
+    /// Record a retransmission of segment `idx` at `now`.
+    pub fn retransmitted(&mut self, idx: u64, now: SimTime) {
+        let pos = (idx - self.base) as usize;
+        let seg = &mut self.segs[pos];
+        debug_assert!(!seg.has(SACKED));
+        if !seg.has(RETRANS) {
+            self.retrans_out += 1;
+        }
+        seg.flags |= RETRANS | EVER_RETRANS;
+        seg.sent_at = now;
+    }
+
+    /// RTO (spec 06 §2.5 step 2): every un-SACKed outstanding segment is Lost,
+    /// Retransmitted flags cleared. O(W), once per timeout.
+    pub fn on_rto(&mut self) {
+        self.retrans_out = 0;
+        self.lost_out = 0;
+        for seg in self.segs.iter_mut() {
+            seg.flags &= !(RETRANS | LOST);
+            if !seg.has(SACKED) {
+                seg.flags |= LOST;
+                self.lost_out += 1;
+            }
+        }
+        self.lost_scan = self.end_idx();
+        self.retx_scan = self.base;
+        self.rule3_scan = self.base;
+        self.check();
+    }
+
+    /// Invariant: counters within bounds (debug builds).
+    fn check(&self) {
+        debug_assert_eq!(self.packets_out, self.segs.len() as u64);
+        debug_assert!(self.sacked_out + self.lost_out <= self.packets_out);
+        debug_assert!(self.retrans_out <= self.lost_out + self.packets_out);
+    }
+
+    /// Full recount of the flag counters (tests and debug checks).
+    pub fn recount(&self) -> (u64, u64, u64) {
+        let mut c = (0, 0, 0);
+        for s in &self.segs {
+            c.0 += s.has(SACKED) as u64;
+            c.1 += s.has(LOST) as u64;
+            c.2 += s.has(RETRANS) as u64;
+        }
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64, mss: u32) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for i in 0..n {
+            b.push(SegRecord {
+                start: i * mss as u64,
+                len: mss,
+                flags: 0,
+                sent_at: SimTime(i),
+                delivered: 0,
+                delivered_time: SimTime(0),
+                first_sent_time: SimTime(0),
+                app_limited: false,
+            });
+        }
+        b
+    }
+
+    #[test]
+    fn rfc6675_is_lost_needs_three_sacked_above() {
+        let mut b = board(10, 100);
+        // Segment 0 lost; 1 and 2 SACKed: not yet lost (2 < DupThresh).
+        b.sack(100, 300, |_| {});
+        assert_eq!(b.mark_lost(3, false), 0);
+        b.sack(300, 400, |_| {});
+        assert_eq!(b.mark_lost(3, false), 1);
+        assert_eq!(b.next_lost(), Some(0));
+        assert_eq!(b.pipe(), 10 - 3 - 1);
+        b.retransmitted(0, SimTime(100));
+        assert_eq!(b.pipe(), 10 - 3);
+        assert_eq!(b.next_lost(), None);
+        let r = b.ack_cum(400);
+        assert_eq!(r.segments, 4);
+        assert_eq!(r.newly_delivered, 1);
+        assert_eq!((b.sacked_out, b.lost_out, b.retrans_out), b.recount());
+    }
+
+    #[test]
+    fn fack_counts_all_segments_after() {
+        let mut b = board(10, 100);
+        // Only segment 4 SACKed: FACK marks 0 and 1 (4 − s ≥ 3), rfc6675 marks none.
+        b.sack(400, 500, |_| {});
+        let mut c = board(10, 100);
+        c.sack(400, 500, |_| {});
+        assert_eq!(b.mark_lost(3, true), 2);
+        assert_eq!(c.mark_lost(3, false), 0);
+    }
+
+    #[test]
+    fn re_reported_blocks_are_free() {
+        let mut b = board(1000, 100);
+        let mut n = 0;
+        for k in 1..1000u64 {
+            // Receiver reports the growing block [100, 100k+100) every time.
+            n += b.sack(100, 100 * k + 100, |_| {});
+        }
+        assert_eq!(n, 999);
+        assert_eq!(b.sacked_out, 999);
+    }
+
+    #[test]
+    fn rto_marks_everything_unsacked_lost() {
+        let mut b = board(5, 100);
+        b.sack(200, 300, |_| {});
+        b.on_rto();
+        assert_eq!(b.lost_out, 4);
+        assert_eq!(b.next_lost(), Some(0));
+        b.retransmitted(0, SimTime(9));
+        assert_eq!(b.next_lost(), Some(1));
+    }
+}

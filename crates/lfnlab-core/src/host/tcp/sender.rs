@@ -1,0 +1,637 @@
+//! The send half of a TCP endpoint: sequence space, the congestion-avoidance
+//! state machine, loss recovery and the RTO (spec 06 §2.3–2.8). Policy
+//! (cwnd growth, ssthresh) is asked of the congestion control (`host::cc`).
+
+use super::config::{IdleRestart, IsLost, RecoveryCwnd, SendStallPolicy, SlowStartWhile, TcpConfig};
+use super::rtt::RttEstimator;
+use super::scoreboard::{LOST, SegRecord, Scoreboard};
+use crate::engine::time::{SimTime, Span};
+use crate::host::cc::{AckSample, CaState, CcContext, CcEvent, CongestionControl, SsthreshReason, Window};
+use crate::net::packet::TcpHeader;
+
+const DUPTHRESH: u32 = 3;
+
+/// What limits sending right now (spec 06 §6 `snd_lim`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SndLim {
+    Cwnd = 0,
+    Rwnd = 1,
+    Application = 2,
+    Stall = 3,
+    Pacing = 4,
+}
+
+impl SndLim {
+    pub fn name(self) -> &'static str {
+        ["cwnd", "rwnd", "application", "stall", "pacing"][self as usize]
+    }
+}
+
+/// Cumulative counters (spec 06 §6).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retrans: u64,
+    pub fast_retrans: u64,
+    pub rtos: u64,
+    pub send_stalls: u64,
+    pub cwr_entries: u64,
+    pub dsacks: u64,
+    pub bytes_acked: u64,
+    pub last_sack_blocks: u64,
+}
+
+/// A segment chosen for transmission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToSend {
+    pub start: u64,
+    pub len: u32,
+    /// Some(index) for a retransmission.
+    pub retransmit: Option<u64>,
+}
+
+pub struct Sender {
+    // Configuration used per ACK.
+    abc_l: u32,
+    ss_while: SlowStartWhile,
+    recovery_cwnd: RecoveryCwnd,
+    is_lost: IsLost,
+    stall_policy: SendStallPolicy,
+    burst_moderation: bool,
+    idle_restart: IdleRestart,
+    sack: bool,
+    timestamps: bool,
+    cwnd_limited_growth: bool,
+    /// Effective MSS (payload of a full segment).
+    pub mss: u32,
+    pub iw_segments: u32,
+    pub snd_una: u64,
+    /// snd_nxt = snd_max: new data always goes at the end (retransmissions are NextSeg rule 1).
+    pub snd_max: u64,
+    /// Peer's advertised window, bytes.
+    pub snd_wnd: u64,
+    pub w: Window,
+    pub state: CaState,
+    recover: Option<u64>,
+    pub dupacks: u32,
+    pub sb: Scoreboard,
+    pub cc: Box<dyn CongestionControl>,
+    // Recovery bookkeeping.
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    rh_acks: u32,
+    cwr_high: u64,
+    cwr_acks: u32,
+    // Application data: bytes written into the socket, total to send, buffer.
+    pub app_written: u64,
+    pub app_total: Option<u64>,
+    app_blocked: bool,
+    pub b_snd: u64,
+    // Delivery-rate state (spec 06 §4.2).
+    pub delivered: u64,
+    delivered_time: SimTime,
+    first_sent_time: SimTime,
+    app_limited_until: u64,
+    pub last_data_sent: Option<SimTime>,
+    pub stats: SenderStats,
+    pub snd_lim: SndLim,
+    lim_since: SimTime,
+    pub lim_time: [Span; 5],
+    pub established: bool,
+}
+
+impl Sender {
+    pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> Sender {
+        Sender {
+            abc_l: cfg.abc_l,
+            ss_while: cfg.slow_start_while,
+            recovery_cwnd: cfg.recovery_cwnd,
+            is_lost: cfg.is_lost,
+            stall_policy: cfg.send_stall_policy,
+            burst_moderation: cfg.burst_moderation,
+            idle_restart: cfg.idle_restart,
+            sack: cfg.sack,
+            timestamps: cfg.timestamps,
+            cwnd_limited_growth: cfg.cwnd_limited_growth,
+            mss: 536,
+            iw_segments: 1,
+            snd_una: 0,
+            snd_max: 0,
+            snd_wnd: 65535,
+            w: Window { cwnd: 1.0, ssthresh: f64::INFINITY },
+            state: CaState::Open,
+            recover: None,
+            dupacks: 0,
+            sb: Scoreboard::new(),
+            cc,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            rh_acks: 0,
+            cwr_high: 0,
+            cwr_acks: 0,
+            app_written: 0,
+            app_total: None,
+            app_blocked: false,
+            b_snd: cfg.sndbuf_bytes,
+            delivered: 0,
+            delivered_time: SimTime::ZERO,
+            first_sent_time: SimTime::ZERO,
+            app_limited_until: 0,
+            last_data_sent: None,
+            stats: SenderStats::default(),
+            snd_lim: SndLim::Application,
+            lim_since: SimTime::ZERO,
+            lim_time: [Span::ZERO; 5],
+            established: false,
+        }
+    }
+
+    /// Apply the negotiated options once the handshake completes (spec 06 §2.2).
+    pub fn establish(&mut self, now: SimTime, mss: u32, iw: u32, sack_ok: bool, ts_ok: bool, rtt: &RttEstimator) {
+        self.mss = mss;
+        self.sack = self.sack && sack_ok;
+        self.timestamps = self.timestamps && ts_ok;
+        self.iw_segments = iw;
+        self.w.cwnd = iw as f64;
+        self.established = true;
+        self.lim_since = now;
+        let ctx = self.ctx(now, rtt);
+        self.cc.init(&ctx, &mut self.w);
+        self.bound();
+        self.app_write();
+    }
+
+    pub fn uses_timestamps(&self) -> bool {
+        self.timestamps
+    }
+
+    pub fn ctx(&self, now: SimTime, rtt: &RttEstimator) -> CcContext {
+        CcContext {
+            now,
+            mss_bytes: self.mss,
+            srtt: rtt.srtt,
+            rttvar: rtt.rttvar,
+            min_rtt: rtt.min_rtt,
+            latest_rtt: rtt.latest,
+            in_flight: self.sb.pipe(),
+            packets_out: self.sb.packets_out,
+            flight_size: self.sb.packets_out,
+            delivered: self.delivered,
+            ca_state: self.state,
+            app_limited: self.app_limited_until > 0,
+        }
+    }
+
+    /// Enforce the spec 06 §2.1 bounds: cwnd ≥ 1, ssthresh ≥ 2.
+    fn bound(&mut self) {
+        debug_assert!(self.w.cwnd.is_finite(), "cwnd must be finite");
+        self.w.cwnd = self.w.cwnd.max(1.0);
+        self.w.ssthresh = self.w.ssthresh.max(2.0);
+    }
+
+    fn set_state(&mut self, now: SimTime, rtt: &RttEstimator, new: CaState) {
+        if new != self.state {
+            let old = self.state;
+            self.state = new;
+            let ctx = self.ctx(now, rtt);
+            self.cc.on_state_change(&ctx, old, new);
+        }
+    }
+
+    /// Unacknowledged plus unsent payload (spec 06 §2.3 sender rule 1).
+    fn q_snd(&self) -> u64 {
+        self.app_written - self.snd_una
+    }
+
+    /// The application writes while Q_snd < B_snd, else blocks until Q_snd ≤ ⅔·B_snd.
+    pub fn app_write(&mut self) {
+        if self.app_blocked {
+            if self.q_snd() * 3 > self.b_snd * 2 {
+                return;
+            }
+            self.app_blocked = false;
+        }
+        let room = self.b_snd.saturating_sub(self.q_snd());
+        let left = self.app_total.map_or(u64::MAX, |t| t - self.app_written);
+        self.app_written += room.min(left);
+        if self.q_snd() >= self.b_snd {
+            self.app_blocked = true;
+        }
+    }
+
+    pub fn all_acked(&self) -> bool {
+        self.app_total.is_some_and(|t| self.snd_una >= t)
+    }
+
+    fn in_slow_start(&self) -> bool {
+        match self.ss_while {
+            SlowStartWhile::Le => self.w.cwnd <= self.w.ssthresh,
+            SlowStartWhile::Lt => self.w.cwnd < self.w.ssthresh,
+        }
+    }
+
+    /// Process an incoming ACK (spec 06 §2.4–2.5). Returns true if snd_una advanced.
+    pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader, rtt: &mut RttEstimator) -> bool {
+        let ack = h.ack;
+        if !self.established || ack > self.snd_max || ack < self.snd_una {
+            return false;
+        }
+        let prior_una = self.snd_una;
+        let prior_in_flight = self.sb.pipe();
+        let window_changed = h.wnd_bytes != self.snd_wnd;
+        let had_outstanding = self.sb.packets_out > 0;
+
+        // SACK blocks (RFC 2018, D-SACK RFC 2883).
+        let mut newly_sacked = 0;
+        if self.sack {
+            self.stats.last_sack_blocks = h.sack_n as u64;
+            let first = if h.dsack { 1 } else { 0 };
+            if h.dsack {
+                self.stats.dsacks += 1;
+            }
+            for i in first..h.sack_n as usize {
+                let (s, e) = h.sack_block(i);
+                if e > ack {
+                    newly_sacked += self.sb.sack(s.max(ack), e, |_| {});
+                }
+            }
+        }
+
+        let cum = if ack > prior_una { self.sb.ack_cum(ack) } else { Default::default() };
+        self.snd_una = ack;
+        self.snd_wnd = h.wnd_bytes;
+        let advanced = cum.segments > 0;
+        self.stats.bytes_acked += cum.bytes;
+        self.delivered += cum.newly_delivered + newly_sacked;
+        if self.app_limited_until > 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        if advanced {
+            self.delivered_time = now;
+        }
+
+        // RTT sample (spec 06 §2.6): TSecr with timestamps, else Karn.
+        let sample = if !advanced {
+            None
+        } else if self.timestamps && h.ts_ecr > SimTime::ZERO {
+            Some(now.since(h.ts_ecr))
+        } else {
+            cum.karn_sent_at.map(|t| now.since(t))
+        };
+        if let Some(r) = sample {
+            rtt.sample(r);
+            let ctx = self.ctx(now, rtt);
+            self.cc.on_rtt_sample(&ctx, r);
+        }
+
+        // Duplicate ACK (spec 06 §2.5).
+        let is_dup = (!advanced && h.payload == 0 && !window_changed && had_outstanding && ack == prior_una)
+            || (self.sack && newly_sacked > 0);
+        if advanced {
+            self.dupacks = 0;
+        } else if is_dup {
+            self.dupacks += 1;
+        }
+        if self.sack {
+            self.sb.mark_lost(DUPTHRESH as u64, self.is_lost == IsLost::Fack);
+        }
+
+        // Leaving recovery, loss and CWR.
+        match self.state {
+            CaState::Recovery if self.recover.is_some_and(|r| ack >= r) || (advanced && self.cc.reno_recovery()) => {
+                self.exit_recovery(now, rtt);
+            }
+            CaState::Loss if self.recover.is_some_and(|r| ack >= r) => {
+                self.set_state(now, rtt, CaState::Open);
+            }
+            CaState::Cwr if ack >= self.cwr_high => {
+                self.set_state(now, rtt, CaState::Open);
+            }
+            _ => {}
+        }
+
+        // Entering recovery: once per window (snd_una > recover).
+        if matches!(self.state, CaState::Open | CaState::Disorder | CaState::Cwr)
+            && self.recover.is_none_or(|r| ack > r)
+            && self.sb.packets_out > 0
+        {
+            let head_lost = self.sack && self.sb.first().is_some_and(|s| s.has(LOST));
+            if self.dupacks >= DUPTHRESH || head_lost {
+                self.enter_recovery(now, rtt);
+            }
+        }
+
+        // Open ↔ Disorder.
+        match self.state {
+            CaState::Open if self.dupacks > 0 || self.sb.sacked_out > 0 => self.set_state(now, rtt, CaState::Disorder),
+            CaState::Disorder if self.dupacks == 0 && self.sb.sacked_out == 0 => {
+                self.set_state(now, rtt, CaState::Open);
+                self.moderate_burst();
+            }
+            _ => {}
+        }
+
+        // cwnd.
+        match self.state {
+            CaState::Recovery => self.recovery_ack(cum.segments, cum.newly_delivered + newly_sacked, is_dup, advanced),
+            CaState::Cwr => {
+                if self.stall_policy == SendStallPolicy::CwrGradual {
+                    self.cwr_acks += 1;
+                    if self.cwr_acks % 2 == 0 && self.w.cwnd > self.w.ssthresh {
+                        self.w.cwnd -= 1.0;
+                    }
+                }
+            }
+            CaState::Open | CaState::Disorder | CaState::Loss => {
+                if advanced {
+                    self.grow(now, rtt, cum.segments, cum.bytes, sample, prior_in_flight);
+                }
+                if self.state == CaState::Disorder {
+                    self.moderate_burst();
+                }
+            }
+        }
+        self.bound();
+        if advanced {
+            self.app_write();
+        }
+        advanced
+    }
+
+    /// burst_moderation: cwnd ← min(cwnd, in_flight + 3) (spec 06 §2.4).
+    fn moderate_burst(&mut self) {
+        if self.burst_moderation {
+            self.w.cwnd = self.w.cwnd.min((self.sb.pipe() + 3) as f64);
+        }
+    }
+
+    /// Slow start and congestion avoidance (spec 06 §2.4).
+    fn grow(&mut self, now: SimTime, rtt: &RttEstimator, acked: u64, acked_bytes: u64, r: Option<Span>, prior_in_flight: u64) {
+        if self.cwnd_limited_growth && (prior_in_flight as f64) < self.w.cwnd.floor() {
+            return;
+        }
+        let l = if self.abc_l == u32::MAX { f64::INFINITY } else { self.abc_l as f64 };
+        let mut credit = (acked as f64).min(l);
+        if self.in_slow_start() {
+            if l.is_infinite() {
+                // Stops at ssthresh; the rest goes to congestion avoidance.
+                let room = (self.w.ssthresh - self.w.cwnd).max(0.0);
+                let used = credit.min(room);
+                self.w.cwnd += used;
+                credit -= used;
+            } else {
+                self.w.cwnd += credit;
+                credit = 0.0;
+            }
+        }
+        if credit > 0.0 && self.state != CaState::Loss {
+            let ctx = self.ctx(now, rtt);
+            let a = AckSample { acked_segments: acked, acked_bytes, credit, rtt: r, prior_in_flight };
+            self.cc.on_ack(&ctx, &mut self.w, &a);
+        } else if credit > 0.0 {
+            // In Loss, ACKs grow cwnd as in slow start (spec 06 §2.5 RTO step 4).
+            self.w.cwnd += credit;
+        }
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, rtt: &RttEstimator) {
+        let ctx = self.ctx(now, rtt);
+        let ss = self.cc.ssthresh(&ctx, &self.w, SsthreshReason::FastRetransmit);
+        self.w.ssthresh = ss.max(2.0);
+        self.recover = Some(self.snd_max);
+        self.sb.mark_head_lost();
+        match (self.recovery_cwnd, self.sack) {
+            (RecoveryCwnd::Rfc, false) => self.w.cwnd = self.w.ssthresh + 3.0,
+            (RecoveryCwnd::Rfc, true) => self.w.cwnd = self.w.ssthresh,
+            (RecoveryCwnd::RateHalving, _) => self.rh_acks = 0,
+            (RecoveryCwnd::Prr, _) => {
+                self.recover_fs = self.sb.pipe().max(1);
+                self.prr_delivered = 0;
+                self.prr_out = 0;
+            }
+        }
+        self.set_state(now, rtt, CaState::Recovery);
+    }
+
+    /// Per-ACK cwnd in Recovery (spec 06 §2.5 table).
+    fn recovery_ack(&mut self, acked: u64, delivered: u64, dup: bool, advanced: bool) {
+        if !self.sack && advanced {
+            // Without SACK a partial ACK marks the first unacknowledged segment Lost.
+            self.sb.mark_head_lost();
+        }
+        match (self.recovery_cwnd, self.sack) {
+            (RecoveryCwnd::Rfc, false) => {
+                if dup {
+                    self.w.cwnd += 1.0;
+                } else if advanced {
+                    // RFC 6582 partial ACK: deflate by the amount acked, add one back.
+                    self.w.cwnd -= acked as f64;
+                    if acked >= 1 {
+                        self.w.cwnd += 1.0;
+                    }
+                }
+            }
+            (RecoveryCwnd::Rfc, true) => {}
+            (RecoveryCwnd::RateHalving, _) => {
+                self.rh_acks += 1;
+                if self.rh_acks % 2 == 0 && self.w.cwnd > self.w.ssthresh {
+                    self.w.cwnd -= 1.0;
+                }
+                self.w.cwnd = self.w.cwnd.min((self.sb.pipe() + 1) as f64);
+            }
+            (RecoveryCwnd::Prr, _) => {
+                // RFC 6937 with SSRB.
+                self.prr_delivered += delivered;
+                let pipe = self.sb.pipe() as f64;
+                let ss = self.w.ssthresh;
+                let sndcnt = if pipe > ss {
+                    ((self.prr_delivered as f64 * ss) / self.recover_fs as f64).ceil() - self.prr_out as f64
+                } else {
+                    (ss - pipe).min((self.prr_delivered as f64 - self.prr_out as f64).max(delivered as f64) + 1.0)
+                };
+                self.w.cwnd = pipe + sndcnt.max(0.0);
+            }
+        }
+    }
+
+    fn exit_recovery(&mut self, now: SimTime, rtt: &RttEstimator) {
+        let ss = self.w.ssthresh;
+        self.w.cwnd = match (self.recovery_cwnd, self.sack) {
+            (RecoveryCwnd::Rfc, false) => ss.min((self.sb.packets_out.max(1) + 1) as f64),
+            (RecoveryCwnd::Rfc, true) | (RecoveryCwnd::Prr, _) => ss,
+            (RecoveryCwnd::RateHalving, _) => self.w.cwnd.min(ss),
+        };
+        let next = if self.sb.sacked_out > 0 { CaState::Disorder } else { CaState::Open };
+        self.set_state(now, rtt, next);
+        if next == CaState::Open {
+            self.moderate_burst();
+        }
+    }
+
+    /// Retransmission timeout (spec 06 §2.5 RTO steps 1–3).
+    pub fn on_rto(&mut self, now: SimTime, rtt: &mut RttEstimator) {
+        if rtt.backoff == 0 {
+            let ctx = self.ctx(now, rtt);
+            self.w.ssthresh = self.cc.ssthresh(&ctx, &self.w, SsthreshReason::Rto).max(2.0);
+        }
+        self.w.cwnd = 1.0;
+        self.sb.on_rto();
+        self.recover = Some(self.snd_max);
+        self.dupacks = 0;
+        self.set_state(now, rtt, CaState::Loss);
+        let ctx = self.ctx(now, rtt);
+        self.cc.on_rto(&ctx, &mut self.w);
+        self.bound();
+        rtt.back_off();
+        self.stats.rtos += 1;
+    }
+
+    /// Idle restart before new data (spec 06 §2.7).
+    fn maybe_idle_restart(&mut self, now: SimTime, rtt: &RttEstimator) {
+        let Some(last) = self.last_data_sent else { return };
+        if self.sb.packets_out > 0 {
+            return;
+        }
+        let idle = now.since(last);
+        let rto = rtt.rto();
+        if idle <= rto {
+            return;
+        }
+        let floor = (self.iw_segments as f64).min(self.w.cwnd);
+        match self.idle_restart {
+            IdleRestart::Off => return,
+            IdleRestart::Rfc5681 => self.w.cwnd = floor,
+            IdleRestart::Linux => {
+                self.w.ssthresh = self.w.ssthresh.max((0.75 * self.w.cwnd).floor());
+                let mut k = idle.0 / rto.0.max(1);
+                while k > 0 && self.w.cwnd > floor {
+                    self.w.cwnd = (self.w.cwnd / 2.0).max(floor);
+                    k -= 1;
+                }
+            }
+        }
+        self.bound();
+        let ctx = self.ctx(now, rtt);
+        self.cc.on_event(&ctx, &mut self.w, CcEvent::IdleRestart { idle });
+        self.last_data_sent = Some(now);
+    }
+
+    /// NextSeg (spec 06 §2.5, RFC 6675 §4): the next segment the window allows,
+    /// or the reason nothing may be sent.
+    pub fn next_segment(&mut self, now: SimTime, rtt: &RttEstimator) -> Result<ToSend, SndLim> {
+        if !self.established {
+            return Err(SndLim::Application);
+        }
+        if self.sb.pipe() + 1 > self.w.cwnd.floor() as u64 {
+            return Err(SndLim::Cwnd);
+        }
+        // (1) lowest Lost segment not yet retransmitted.
+        if let Some(idx) = self.sb.next_lost() {
+            let s = self.sb.get(idx);
+            return Ok(ToSend { start: s.start, len: s.len, retransmit: Some(idx) });
+        }
+        // (2) new data within the peer's window.
+        let avail = self.app_written - self.snd_max;
+        if avail > 0 {
+            let len = avail.min(self.mss as u64);
+            if self.snd_max + len > self.snd_una + self.snd_wnd {
+                return Err(SndLim::Rwnd);
+            }
+            self.maybe_idle_restart(now, rtt);
+            if self.sb.pipe() + 1 > self.w.cwnd.floor() as u64 {
+                return Err(SndLim::Cwnd);
+            }
+            return Ok(ToSend { start: self.snd_max, len: len as u32, retransmit: None });
+        }
+        // (3) in recovery: an un-SACKed, unretransmitted segment below the highest SACKed.
+        if self.state == CaState::Recovery {
+            if let Some(idx) = self.sb.next_rule3() {
+                let s = self.sb.get(idx);
+                return Ok(ToSend { start: s.start, len: s.len, retransmit: Some(idx) });
+            }
+        }
+        // The application has no data: app-limited (spec 06 §4.2).
+        if self.sb.lost_out == 0 {
+            self.app_limited_until = (self.delivered + self.sb.pipe()).max(1);
+        }
+        Err(SndLim::Application)
+    }
+
+    /// Record that `seg` left at `now`.
+    pub fn on_sent(&mut self, now: SimTime, seg: ToSend) {
+        if self.sb.packets_out == 0 {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        match seg.retransmit {
+            Some(idx) => {
+                self.sb.retransmitted(idx, now);
+                self.stats.retrans += 1;
+                if self.state == CaState::Recovery {
+                    self.stats.fast_retrans += 1;
+                }
+            }
+            None => {
+                self.sb.push(SegRecord {
+                    start: seg.start,
+                    len: seg.len,
+                    flags: 0,
+                    sent_at: now,
+                    delivered: self.delivered,
+                    delivered_time: self.delivered_time,
+                    first_sent_time: self.first_sent_time,
+                    app_limited: self.app_limited_until > 0,
+                });
+                self.snd_max = seg.start + seg.len as u64;
+            }
+        }
+        if self.state == CaState::Recovery {
+            self.prr_out += 1;
+        }
+        self.stats.segments_sent += 1;
+        self.last_data_sent = Some(now);
+    }
+
+    /// The IFQ refused a data segment (spec 06 §2.8).
+    pub fn on_stall(&mut self, now: SimTime, rtt: &RttEstimator) {
+        self.stats.send_stalls += 1;
+        if !matches!(self.state, CaState::Open | CaState::Disorder) {
+            return;
+        }
+        match self.stall_policy {
+            SendStallPolicy::Block => {}
+            SendStallPolicy::Cwr | SendStallPolicy::CwrGradual => {
+                let ctx = self.ctx(now, rtt);
+                self.w.ssthresh = self.cc.ssthresh(&ctx, &self.w, SsthreshReason::LocalStall).max(2.0);
+                self.w.cwnd = if self.stall_policy == SendStallPolicy::Cwr {
+                    self.w.cwnd.min(self.w.ssthresh)
+                } else {
+                    self.w.cwnd.min((self.sb.pipe() + 1) as f64)
+                };
+                self.cwr_high = self.snd_max;
+                self.cwr_acks = 0;
+                self.stats.cwr_entries += 1;
+                self.set_state(now, rtt, CaState::Cwr);
+                self.bound();
+            }
+        }
+    }
+
+    /// Account time spent under each sending limit.
+    pub fn set_lim(&mut self, now: SimTime, lim: SndLim) {
+        if lim != self.snd_lim {
+            self.lim_time[self.snd_lim as usize] = self.lim_time[self.snd_lim as usize] + now.since(self.lim_since);
+            self.lim_since = now;
+            self.snd_lim = lim;
+        }
+    }
+
+    /// Time spent under each limit up to `now`.
+    pub fn lim_time_at(&self, now: SimTime) -> [Span; 5] {
+        let mut t = self.lim_time;
+        t[self.snd_lim as usize] = t[self.snd_lim as usize] + now.since(self.lim_since);
+        t
+    }
+}

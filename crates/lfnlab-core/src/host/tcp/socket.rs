@@ -1,0 +1,318 @@
+//! A TCP endpoint: the handshake (spec 06 §2.2), packet assembly (§1.2) and
+//! timers around a `Sender` and a `Receiver`. Sans-IO: the host hands it
+//! packets and timer expiries with `now`; it returns packets to queue and
+//! reports its next deadline. It never reads a clock of its own.
+
+use super::config::TcpConfig;
+use super::receiver::{AckNeed, Receiver};
+use super::rtt::RttEstimator;
+use super::sender::{SndLim, Sender};
+use crate::engine::time::{SimTime, Span};
+use crate::host::cc::CongestionControl;
+use crate::net::packet::{FlowId, NodeId, Packet, PacketKind, TcpHeader, flags};
+
+const OPT_SACK: u8 = 1;
+const OPT_TS: u8 = 2;
+const OPT_WS: u8 = 4;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Closed,
+    SynSent,
+    SynRcvd,
+    Established,
+}
+
+/// Addressing and IP framing of an endpoint.
+#[derive(Clone, Copy, Debug)]
+pub struct Addr {
+    pub flow: FlowId,
+    /// 0 for the initiator's packets, 1 for the acceptor's.
+    pub dir: u8,
+    pub local: NodeId,
+    pub remote: NodeId,
+    pub ip_header_bytes: u32,
+    pub mtu: u32,
+}
+
+pub struct TcpSocket {
+    pub addr: Addr,
+    pub phase: Phase,
+    pub snd: Sender,
+    pub rcv: Receiver,
+    pub rtt: RttEstimator,
+    cfg_sack: bool,
+    cfg_ts: bool,
+    cfg_ws: bool,
+    iw: super::config::InitialWindow,
+    /// RTO / SYN retransmission deadline.
+    pub rto_deadline: Option<SimTime>,
+    syn_sent_at: SimTime,
+    syn_retransmitted: bool,
+    /// Negotiated options.
+    ts_ok: bool,
+    sack_ok: bool,
+    /// Bytes of this connection's packets in the host qdisc (TSQ, spec 06 §2.8).
+    pub tsq_bytes: u64,
+    tsq: bool,
+    pub completed_at: Option<SimTime>,
+}
+
+impl TcpSocket {
+    pub fn new(addr: Addr, cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> TcpSocket {
+        TcpSocket {
+            addr,
+            phase: Phase::Closed,
+            snd: Sender::new(cfg, cc),
+            rcv: Receiver::new(cfg, cfg.window_scale),
+            rtt: RttEstimator::new(cfg.rto_formula, cfg.rto_init, cfg.rto_min, cfg.rto_max),
+            cfg_sack: cfg.sack,
+            cfg_ts: cfg.timestamps,
+            cfg_ws: cfg.window_scale,
+            iw: cfg.iw,
+            rto_deadline: None,
+            syn_sent_at: SimTime::ZERO,
+            syn_retransmitted: false,
+            ts_ok: false,
+            sack_ok: false,
+            tsq_bytes: 0,
+            tsq: cfg.tsq,
+            completed_at: None,
+        }
+    }
+
+    /// MSS option: MTU − IP header − 20 (spec 06 §1.2).
+    fn mss_option(&self) -> u32 {
+        self.addr.mtu - self.addr.ip_header_bytes - 20
+    }
+
+    fn options_bytes(&self, sack_blocks: u8) -> u32 {
+        let ts = if self.ts_ok { 12 } else { 0 };
+        let sack = if sack_blocks > 0 { 4 + 8 * sack_blocks as u32 } else { 0 };
+        ts + sack
+    }
+
+    fn packet(&self, h: TcpHeader) -> Packet {
+        let opts = if h.has(flags::SYN) { 20 } else { self.options_bytes(h.sack_n) };
+        Packet {
+            flow: self.addr.flow,
+            src: self.addr.local,
+            dst: self.addr.remote,
+            kind: PacketKind::Tcp,
+            dir: self.addr.dir,
+            l3_bytes: self.addr.ip_header_bytes + 20 + opts + h.payload,
+            tcp: h,
+        }
+    }
+
+    fn syn_opts(&self) -> u8 {
+        (if self.cfg_sack { OPT_SACK } else { 0 }) | (if self.cfg_ts { OPT_TS } else { 0 }) | (if self.cfg_ws { OPT_WS } else { 0 })
+    }
+
+    fn syn_header(&mut self, now: SimTime, ack: bool) -> TcpHeader {
+        TcpHeader {
+            flags: flags::SYN | if ack { flags::ACK } else { 0 },
+            mss_opt: self.mss_option() as u16,
+            syn_opts: self.syn_opts(),
+            // SYN windows are unscaled (spec 06 §2.2 step 1).
+            wnd_bytes: self.rcv.advertised_window().min(65535),
+            ts_val: if self.cfg_ts { now } else { SimTime::ZERO },
+            ..TcpHeader::default()
+        }
+    }
+
+    /// Initiator: send the SYN.
+    pub fn open(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        debug_assert_eq!(self.phase, Phase::Closed);
+        self.phase = Phase::SynSent;
+        self.syn_sent_at = now;
+        let h = self.syn_header(now, false);
+        out.push(self.packet(h));
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    fn negotiate(&mut self, h: &TcpHeader) -> u32 {
+        self.sack_ok = self.cfg_sack && h.syn_opts & OPT_SACK != 0;
+        self.ts_ok = self.cfg_ts && h.syn_opts & OPT_TS != 0;
+        let ws_ok = self.cfg_ws && h.syn_opts & OPT_WS != 0;
+        if !ws_ok {
+            self.rcv.wscale = 0;
+        }
+        // Effective MSS = min(own, announced) − 12 with timestamps (spec 06 §2.2 step 2).
+        let mss = self.mss_option().min(h.mss_opt as u32) - if self.ts_ok { 12 } else { 0 };
+        self.rcv.mss = mss;
+        mss
+    }
+
+    fn establish(&mut self, now: SimTime, mss: u32) {
+        self.phase = Phase::Established;
+        // spec 06 §2.2 step 4: cwnd 1 after a retransmitted SYN, RTO ≥ 3 s.
+        let iw = if self.syn_retransmitted { 1 } else { self.iw.segments(mss) };
+        if self.syn_retransmitted {
+            self.rtt.raise_to(Span::from_secs(3));
+        }
+        self.snd.establish(now, mss, iw, self.sack_ok, self.ts_ok, &self.rtt);
+        self.rto_deadline = None;
+    }
+
+    /// A packet for this endpoint arrived.
+    pub fn on_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Packet>) {
+        let h = &p.tcp;
+        match self.phase {
+            Phase::Closed if h.has(flags::SYN) && !h.has(flags::ACK) => {
+                // Acceptor: answer with SYN-ACK.
+                self.negotiate(h);
+                self.phase = Phase::SynRcvd;
+                self.syn_sent_at = now;
+                let mut sa = self.syn_header(now, true);
+                sa.ts_ecr = h.ts_val;
+                out.push(self.packet(sa));
+                self.rto_deadline = Some(now + self.rtt.rto());
+                return;
+            }
+            Phase::SynSent if h.has(flags::SYN) && h.has(flags::ACK) => {
+                let mss = self.negotiate(h);
+                if !self.syn_retransmitted {
+                    self.rtt.sample(now.since(self.syn_sent_at));
+                }
+                self.establish(now, mss);
+                let mut a = TcpHeader { flags: flags::ACK, ..TcpHeader::default() };
+                if self.ts_ok {
+                    a.ts_val = now;
+                    a.ts_ecr = h.ts_val;
+                }
+                a.wnd_bytes = self.rcv.advertised_window() >> self.rcv.wscale << self.rcv.wscale;
+                out.push(self.packet(a));
+                return;
+            }
+            Phase::SynRcvd if h.has(flags::SYN) => {
+                // Retransmitted SYN: answer again.
+                let mut sa = self.syn_header(now, true);
+                sa.ts_ecr = h.ts_val;
+                out.push(self.packet(sa));
+                return;
+            }
+            Phase::SynRcvd if h.has(flags::ACK) => {
+                if !self.syn_retransmitted {
+                    self.rtt.sample(now.since(self.syn_sent_at));
+                }
+                let mss = self.rcv.mss;
+                self.establish(now, mss);
+            }
+            Phase::Established if h.has(flags::SYN) && h.has(flags::ACK) => {
+                // Our handshake ACK was lost: ACK again.
+                self.send_ack(now, out);
+                return;
+            }
+            Phase::Established => {}
+            _ => return,
+        }
+        // Established: ACK processing, then data.
+        // An endpoint that never sent data has nothing to learn from the ACK field.
+        if h.has(flags::ACK) && self.snd.snd_max > 0 && self.snd.on_ack(now, h, &mut self.rtt) {
+            self.rto_deadline = if self.snd.sb.packets_out > 0 { Some(now + self.rtt.rto()) } else { None };
+            if self.completed_at.is_none() && self.snd.all_acked() {
+                self.completed_at = Some(now);
+            }
+        }
+        if h.payload > 0 {
+            match self.rcv.on_data(now, h, p.l2_bytes(), self.rtt.rto()) {
+                AckNeed::Now => self.send_ack(now, out),
+                AckNeed::Later | AckNeed::None => {
+                    if self.rcv.wants_window_update() {
+                        self.send_ack(now, out);
+                    }
+                }
+            }
+        }
+    }
+
+    fn send_ack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let mut a = TcpHeader { flags: flags::ACK, seq: self.snd.snd_max, ..TcpHeader::default() };
+        if self.ts_ok {
+            a.ts_val = now;
+        }
+        self.rcv.fill_ack(&mut a);
+        out.push(self.packet(a));
+    }
+
+    /// TSQ limit: max(2 segments, pacing_rate × 1 ms), capped at 1 MiB (spec 06 §2.8).
+    fn tsq_limit_bytes(&self) -> u64 {
+        let seg = (self.snd.mss + 66) as u64;
+        let rate = self.rtt.srtt.map_or(0.0, |srtt| {
+            let ratio = if self.snd.w.cwnd < self.snd.w.ssthresh / 2.0 { 2.0 } else { 1.2 };
+            ratio * self.snd.mss as f64 * self.snd.w.cwnd.max(self.snd.sb.packets_out as f64) / srtt.as_secs_f64().max(1e-9)
+        });
+        ((rate * 1e-3) as u64).max(2 * seg).min(1 << 20)
+    }
+
+    /// Send what the window allows, at most `ifq_room` packets. Returns the
+    /// reason sending stopped.
+    pub fn poll_transmit(&mut self, now: SimTime, mut ifq_room: u64, out: &mut Vec<Packet>) -> SndLim {
+        if self.phase != Phase::Established {
+            return SndLim::Application;
+        }
+        let lim = loop {
+            if self.tsq && self.tsq_bytes >= self.tsq_limit_bytes() {
+                break SndLim::Stall;
+            }
+            let seg = match self.snd.next_segment(now, &self.rtt) {
+                Ok(s) => s,
+                Err(lim) => break lim,
+            };
+            if ifq_room == 0 {
+                self.snd.on_stall(now, &self.rtt);
+                break SndLim::Stall;
+            }
+            ifq_room -= 1;
+            let mut h = TcpHeader { flags: flags::ACK, seq: seg.start, payload: seg.len, ..TcpHeader::default() };
+            if self.ts_ok {
+                h.ts_val = now;
+            }
+            self.rcv.fill_ack(&mut h);
+            let p = self.packet(h);
+            self.tsq_bytes += p.l2_bytes();
+            out.push(p);
+            self.snd.on_sent(now, seg);
+            if self.rto_deadline.is_none() {
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
+        };
+        self.snd.set_lim(now, lim);
+        lim
+    }
+
+    /// Earliest timer deadline.
+    pub fn next_deadline(&self) -> Option<SimTime> {
+        match (self.rto_deadline, self.rcv.delack_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Fire every timer due at `now`.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.rcv.delack_deadline.is_some_and(|t| t <= now) {
+            self.send_ack(now, out);
+        }
+        if self.rto_deadline.is_some_and(|t| t <= now) {
+            self.rto_deadline = None;
+            match self.phase {
+                Phase::SynSent | Phase::SynRcvd => {
+                    // SYN / SYN-ACK retransmission after rto_init, doubling (spec 06 §2.2 step 4).
+                    self.syn_retransmitted = true;
+                    self.rtt.back_off();
+                    let ack = self.phase == Phase::SynRcvd;
+                    let h = self.syn_header(now, ack);
+                    out.push(self.packet(h));
+                    self.rto_deadline = Some(now + self.rtt.rto());
+                }
+                Phase::Established if self.snd.sb.packets_out > 0 => {
+                    self.snd.on_rto(now, &mut self.rtt);
+                    self.rto_deadline = Some(now + self.rtt.rto());
+                }
+                _ => {}
+            }
+        }
+    }
+}

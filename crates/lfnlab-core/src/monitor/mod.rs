@@ -1,0 +1,3 @@
+//! Observation: per-bin link and queue counters, and TCP connection traces.
+pub mod link_monitor;
+pub mod tcp_trace;

@@ -1,0 +1,6 @@
+//! The network: packets, link directions (channels), egress queues, routing.
+pub mod channel;
+pub mod drop;
+pub mod packet;
+pub mod queue;
+pub mod routing;

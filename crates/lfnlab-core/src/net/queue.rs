@@ -1,0 +1,173 @@
+//! Egress queue disciplines (spec 06 §5.3 interface) and the drop-tail FIFO
+//! used by router/emulator ports and by the host `pfifo` qdisc.
+
+use std::collections::VecDeque;
+
+use super::drop::{DropCause, DropCounters};
+use super::packet::{FlowId, Packet};
+use crate::engine::time::SimTime;
+
+/// What a qdisc may read about a flow at dequeue (spec 06 §5.3 `view`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlowSnapshot {
+    pub cwnd_segments: f64,
+    pub srtt_s: f64,
+    pub min_rtt_s: f64,
+    pub pacing_rate_bytes_per_s: f64,
+    pub in_flight_segments: u64,
+    pub mss_bytes: u32,
+}
+
+/// Read access to the sending host's TCP state, for pacing qdiscs.
+pub trait FlowView {
+    fn flow(&self, flow: FlowId, dir: u8) -> Option<FlowSnapshot>;
+    fn line_rate_bps(&self) -> u64;
+}
+
+/// A view with no flows (router ports).
+pub struct NoFlows(pub u64);
+
+impl FlowView for NoFlows {
+    fn flow(&self, _: FlowId, _: u8) -> Option<FlowSnapshot> {
+        None
+    }
+    fn line_rate_bps(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Outcome of a dequeue poll (spec 06 §5.2 step 2).
+#[derive(Debug)]
+pub enum Dequeue {
+    Frame(Packet),
+    /// Nothing may leave before this time; poll again then.
+    WaitUntil(SimTime),
+    Empty,
+}
+
+/// Occupancy and counters every discipline keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueStats {
+    pub enqueued: u64,
+    pub dequeued: u64,
+    pub drops: DropCounters,
+    /// Current occupancy.
+    pub bytes: u64,
+    pub packets: u64,
+    /// High-water mark of `bytes`.
+    pub max_bytes: u64,
+    pub bytes_enqueued: u64,
+    pub bytes_dequeued: u64,
+    pub bytes_dropped: u64,
+}
+
+/// An egress discipline. `enqueue` hands the packet back when refused, so the
+/// caller applies its own policy (router: drop; host: send stall, spec 06 §2.8).
+pub trait Qdisc {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Packet>;
+    fn dequeue(&mut self, now: SimTime, view: &dyn FlowView) -> Dequeue;
+    fn stats(&self) -> &QueueStats;
+    /// Count a refused packet that the caller dropped.
+    fn count_drop(&mut self, cause: DropCause, bytes: u64);
+    fn len_packets(&self) -> u64 {
+        self.stats().packets
+    }
+}
+
+/// Drop-tail FIFO with an optional byte limit and an optional packet limit.
+/// Bytes counted are L2 frame bytes (spec 01 §2.8: "queued frame bytes + frame_len > B").
+pub struct Fifo {
+    items: VecDeque<Packet>,
+    limit_bytes: Option<u64>,
+    limit_packets: Option<u64>,
+    stats: QueueStats,
+}
+
+impl Fifo {
+    pub fn new(limit_bytes: Option<u64>, limit_packets: Option<u64>) -> Fifo {
+        Fifo { items: VecDeque::with_capacity(64), limit_bytes, limit_packets, stats: QueueStats::default() }
+    }
+
+    fn fits(&self, bytes: u64) -> bool {
+        self.limit_bytes.is_none_or(|b| self.stats.bytes + bytes <= b)
+            && self.limit_packets.is_none_or(|p| self.stats.packets < p)
+    }
+
+    /// Invariant: counters agree with contents (checked in debug builds).
+    fn check(&self) {
+        debug_assert_eq!(self.stats.packets, self.items.len() as u64);
+        debug_assert_eq!(self.stats.bytes_enqueued, self.stats.bytes_dequeued + self.stats.bytes);
+    }
+}
+
+impl Qdisc for Fifo {
+    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
+        let bytes = pkt.l2_bytes();
+        if !self.fits(bytes) {
+            return Err(pkt);
+        }
+        self.items.push_back(pkt);
+        let s = &mut self.stats;
+        s.enqueued += 1;
+        s.bytes_enqueued += bytes;
+        s.packets += 1;
+        s.bytes += bytes;
+        s.max_bytes = s.max_bytes.max(s.bytes);
+        self.check();
+        Ok(())
+    }
+
+    fn dequeue(&mut self, _now: SimTime, _view: &dyn FlowView) -> Dequeue {
+        match self.items.pop_front() {
+            Some(p) => {
+                let bytes = p.l2_bytes();
+                let s = &mut self.stats;
+                s.dequeued += 1;
+                s.bytes_dequeued += bytes;
+                s.packets -= 1;
+                s.bytes -= bytes;
+                self.check();
+                Dequeue::Frame(p)
+            }
+            None => Dequeue::Empty,
+        }
+    }
+
+    fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+
+    fn count_drop(&mut self, cause: DropCause, bytes: u64) {
+        self.stats.drops.add(cause);
+        self.stats.bytes_dropped += bytes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{PacketKind, TcpHeader};
+
+    fn pkt(l3: u32) -> Packet {
+        Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, tcp: TcpHeader::default() }
+    }
+
+    #[test]
+    fn byte_limit_counts_frame_bytes() {
+        // Two 1518-byte frames fit in 3036 B; a third does not.
+        let mut q = Fifo::new(Some(3036), None);
+        assert!(q.enqueue(SimTime(0), pkt(1500)).is_ok());
+        assert!(q.enqueue(SimTime(0), pkt(1500)).is_ok());
+        assert!(q.enqueue(SimTime(0), pkt(1500)).is_err());
+        assert!(matches!(q.dequeue(SimTime(0), &NoFlows(1)), Dequeue::Frame(_)));
+        assert_eq!(q.stats().bytes, 1518);
+        assert_eq!(q.stats().max_bytes, 3036);
+    }
+
+    #[test]
+    fn packet_limit() {
+        let mut q = Fifo::new(None, Some(1));
+        assert!(q.enqueue(SimTime(0), pkt(40)).is_ok());
+        assert!(q.enqueue(SimTime(0), pkt(40)).is_err());
+    }
+}

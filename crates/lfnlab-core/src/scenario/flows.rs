@@ -1,0 +1,244 @@
+//! `[[flow]]` checks and defaults (spec 00 §2.2, spec 06 §2.1 and §2.3).
+
+use std::collections::BTreeMap;
+
+use super::cc_names::{available, check_cc};
+use super::links::Graph;
+use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec};
+use super::nodes::{check_profile, kind_name};
+use super::profiles::{default_cc, profile_params, DEFAULT_PROFILE};
+use super::resolve::Ctx;
+use super::tcp_params::{check_params, merge};
+use super::units::{ByteSize, TimeSpan};
+use crate::error::InputError;
+
+/// CHOICE: the Linux `tcp_wmem` maximum (4 MiB); autotuning is not modelled
+/// (spec 06 §8.1), so the maximum is what a bulk sender ends up with.
+const DEFAULT_SNDBUF: ByteSize = ByteSize::from_bytes(4 << 20);
+/// CHOICE: the Linux `tcp_rmem` maximum (6 MiB), for the same reason.
+const DEFAULT_RCVBUF: ByteSize = ByteSize::from_bytes(6 << 20);
+/// A full-size Ethernet IP packet.
+const DEFAULT_UDP_SIZE: u32 = 1500;
+/// IPv4 and UDP headers with no payload.
+const MIN_UDP_SIZE: u32 = 28;
+
+/// Checks and fills in every flow. `nodes` are resolved hosts; `duration` is `sim.duration`.
+pub fn resolve_flows(
+    flows: &mut [FlowSpec],
+    nodes: &[NodeSpec],
+    graph: &Graph,
+    duration: TimeSpan,
+    ctx: &Ctx,
+) -> Result<(), InputError> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, f) in flows.iter_mut().enumerate() {
+        let at = |key: &str| format!("flow[{i}].{key}");
+        if f.name.is_empty() {
+            return Err(ctx.err(at("name"), "a flow name must not be empty"));
+        }
+        if let Some(j) = seen.insert(f.name.clone(), i) {
+            return Err(ctx.err(
+                at("name"),
+                format!(
+                    "duplicate flow name \"{}\": flow[{j}] has the same name",
+                    f.name
+                ),
+            ));
+        }
+        let from = endpoint(&f.from, "from", i, nodes, graph, ctx)?;
+        let to = endpoint(&f.to, "to", i, nodes, graph, ctx)?;
+        if from == to {
+            return Err(ctx.err(
+                at("to"),
+                format!(
+                    "a flow must join two different hosts; both ends are \"{}\"",
+                    f.to
+                ),
+            ));
+        }
+        if !graph.route_exists(from, to) {
+            return Err(ctx.err(
+                format!("flow[{i}]"),
+                format!(
+                    "no route from \"{}\" to \"{}\": the path must run through routers or emulators only (hosts do not forward)",
+                    f.from, f.to
+                ),
+            ));
+        }
+        f.start.get_or_insert(TimeSpan::ZERO);
+        let sender = &nodes[from];
+        match f.kind {
+            FlowKind::TcpBulk => resolve_tcp_bulk(f, i, sender, ctx)?,
+            FlowKind::UdpCbr => resolve_udp_cbr(f, i, sender, duration, ctx)?,
+        }
+    }
+    Ok(())
+}
+
+/// The node index of a flow end, which must be a host.
+fn endpoint(
+    name: &str,
+    key: &str,
+    i: usize,
+    nodes: &[NodeSpec],
+    graph: &Graph,
+    ctx: &Ctx,
+) -> Result<usize, InputError> {
+    let at = format!("flow[{i}].{key}");
+    let n = graph
+        .find(name)
+        .ok_or_else(|| ctx.err(at.clone(), graph.unknown(name)))?;
+    if nodes[n].kind != NodeKind::Host {
+        return Err(ctx.err(
+            at,
+            format!(
+                "a flow's ends must be hosts; \"{name}\" is a {}",
+                kind_name(nodes[n].kind)
+            ),
+        ));
+    }
+    Ok(n)
+}
+
+/// An error at the first key present that belongs to the other flow kind.
+fn refuse_keys(
+    present: &[(&str, bool)],
+    i: usize,
+    kind: &str,
+    other: &str,
+    ctx: &Ctx,
+) -> Result<(), InputError> {
+    match present.iter().find(|(_, is_set)| *is_set) {
+        Some((key, _)) => Err(ctx.err(
+            format!("flow[{i}].{key}"),
+            format!("`{key}` applies to {other} flows only; this flow is {kind}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn resolve_tcp_bulk(
+    f: &mut FlowSpec,
+    i: usize,
+    sender: &NodeSpec,
+    ctx: &Ctx,
+) -> Result<(), InputError> {
+    let at = |key: &str| format!("flow[{i}].{key}");
+    refuse_keys(
+        &[
+            ("rate", f.rate.is_some()),
+            ("size", f.size.is_some()),
+            ("stop", f.stop.is_some()),
+        ],
+        i,
+        "tcp_bulk",
+        "udp_cbr",
+        ctx,
+    )?;
+    // spec 06 §2.1: the flow's profile, else its host's, else linux-modern.
+    let profile = f.profile.get_or_insert_with(|| {
+        sender
+            .profile
+            .clone()
+            .unwrap_or_else(|| DEFAULT_PROFILE.into())
+    });
+    check_profile(profile).map_err(|m| ctx.err(at("profile"), m))?;
+    let base = profile_params(profile).unwrap_or_default();
+    match &f.cc {
+        Some(cc) => check_cc(cc).map_err(|m| ctx.err(at("cc"), m))?,
+        None => {
+            let cc = default_cc(profile).unwrap_or("newreno");
+            if let Err(reason) = check_cc(cc) {
+                return Err(ctx.err(
+                    at("cc"),
+                    format!(
+                        "no cc given and profile \"{profile}\" defaults to \"{cc}\": {reason}; set cc to one of {}",
+                        available().join(", ")
+                    ),
+                ));
+            }
+            f.cc = Some(cc.to_string());
+        }
+    }
+    let sndbuf = *f.sndbuf.get_or_insert(DEFAULT_SNDBUF);
+    let rcvbuf = *f.rcvbuf.get_or_insert(DEFAULT_RCVBUF);
+    for (key, value) in [("sndbuf", sndbuf), ("rcvbuf", rcvbuf)] {
+        if value.bytes() == 0 {
+            return Err(ctx.err(at(key), "a socket buffer must be greater than zero"));
+        }
+    }
+    if f.bytes.is_some_and(|b| b.bytes() == 0) {
+        return Err(ctx.err(
+            at("bytes"),
+            "expected at least 1 byte to transfer (omit `bytes` for unlimited data)",
+        ));
+    }
+    // spec 06 §2.1: profile table ← host `tcp` ← flow `tcp`.
+    let flow_tcp = f.tcp.take().unwrap_or_default();
+    check_params(&flow_tcp, ctx.file, &at("tcp"))?;
+    let host_tcp = sender.tcp.clone().unwrap_or_default();
+    let merged = merge(&merge(&base, &host_tcp), &flow_tcp);
+    // A pair may be valid in each table yet clash once merged.
+    check_params(&merged, ctx.file, &at("tcp"))?;
+    f.tcp = Some(merged);
+    Ok(())
+}
+
+fn resolve_udp_cbr(
+    f: &mut FlowSpec,
+    i: usize,
+    sender: &NodeSpec,
+    duration: TimeSpan,
+    ctx: &Ctx,
+) -> Result<(), InputError> {
+    let at = |key: &str| format!("flow[{i}].{key}");
+    refuse_keys(
+        &[
+            ("cc", f.cc.is_some()),
+            ("profile", f.profile.is_some()),
+            ("sndbuf", f.sndbuf.is_some()),
+            ("rcvbuf", f.rcvbuf.is_some()),
+            ("tcp", f.tcp.is_some()),
+            ("bytes", f.bytes.is_some()),
+        ],
+        i,
+        "udp_cbr",
+        "tcp_bulk",
+        ctx,
+    )?;
+    if f.rate.is_none() {
+        return Err(ctx.err(
+            at("rate"),
+            "a udp_cbr flow needs a rate, such as \"500Mbps\"",
+        ));
+    }
+    let mtu = sender.mtu.unwrap_or(1500);
+    let size = *f.size.get_or_insert(DEFAULT_UDP_SIZE);
+    if !(MIN_UDP_SIZE..=mtu).contains(&size) {
+        return Err(ctx.err(
+            at("size"),
+            format!("expected an IP packet length from {MIN_UDP_SIZE} to {mtu} bytes (the mtu of \"{}\"), got {size}", sender.name),
+        ));
+    }
+    let start = f.start.unwrap_or(TimeSpan::ZERO);
+    match f.stop {
+        Some(stop) if stop <= start => {
+            return Err(ctx.err(
+                at("stop"),
+                format!("stop ({stop}) must be after start ({start})"),
+            ));
+        }
+        Some(_) => {}
+        // spec 00 §2.2: a udp_cbr flow runs to the end of the run by default.
+        None if duration <= start => {
+            return Err(ctx.err(
+                at("start"),
+                format!(
+                    "start ({start}) must be before the end of the run (sim.duration = {duration})"
+                ),
+            ));
+        }
+        None => f.stop = Some(duration),
+    }
+    Ok(())
+}

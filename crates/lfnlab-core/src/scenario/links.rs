@@ -1,0 +1,217 @@
+//! `[[link]]` checks and queue defaults (spec 00 §2.2), and the node graph
+//! used to check flow routes and monitor links.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::model::{LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
+use super::resolve::Ctx;
+use crate::error::InputError;
+
+/// CHOICE: a router/emulator egress queue that is not configured is drop-tail
+/// with 1000 packets, like a Linux txqueuelen (spec 06 §5.1).
+const DEFAULT_QUEUE_PACKETS: u64 = 1000;
+
+/// Nodes by name and the links between them.
+pub struct Graph {
+    index: BTreeMap<String, usize>,
+    kinds: Vec<NodeKind>,
+    neighbours: Vec<Vec<usize>>,
+    /// Link index by unordered node pair (lower index first).
+    links: BTreeMap<(usize, usize), usize>,
+}
+
+impl Graph {
+    /// Requires unique node names (`nodes::check_nodes`).
+    pub fn new(nodes: &[NodeSpec]) -> Graph {
+        Graph {
+            index: nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.name.clone(), i))
+                .collect(),
+            kinds: nodes.iter().map(|n| n.kind).collect(),
+            neighbours: vec![Vec::new(); nodes.len()],
+            links: BTreeMap::new(),
+        }
+    }
+
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// An error message for a name that is not a node.
+    pub fn unknown(&self, name: &str) -> String {
+        let names: Vec<&str> = self.index.keys().map(String::as_str).collect();
+        if names.is_empty() {
+            format!("no node named \"{name}\"; the scenario has no [[node]]")
+        } else {
+            format!("no node named \"{name}\"; nodes are: {}", names.join(", "))
+        }
+    }
+
+    /// The link joining `a` and `b` in either direction.
+    pub fn link_between(&self, a: usize, b: usize) -> Option<usize> {
+        self.links.get(&(a.min(b), a.max(b))).copied()
+    }
+
+    fn add_link(&mut self, a: usize, b: usize, link: usize) {
+        self.links.insert((a.min(b), a.max(b)), link);
+        self.neighbours[a].push(b);
+        self.neighbours[b].push(a);
+    }
+
+    /// Whether `to` can be reached from `from` through routers and emulators
+    /// only: hosts do not forward. Links are full duplex, so this is also the
+    /// way back.
+    pub fn route_exists(&self, from: usize, to: usize) -> bool {
+        let mut seen = vec![false; self.kinds.len()];
+        let mut queue = VecDeque::from([from]);
+        seen[from] = true;
+        while let Some(n) = queue.pop_front() {
+            for &m in &self.neighbours[n] {
+                if m == to {
+                    return true;
+                }
+                if !seen[m] && self.kinds[m] != NodeKind::Host {
+                    seen[m] = true;
+                    queue.push_back(m);
+                }
+            }
+        }
+        false
+    }
+}
+
+/// Checks every link, fills in its queues and loss defaults, and adds it to `graph`.
+pub fn resolve_links(
+    links: &mut [LinkSpec],
+    nodes: &[NodeSpec],
+    graph: &mut Graph,
+    ctx: &Ctx,
+) -> Result<(), InputError> {
+    for (i, l) in links.iter_mut().enumerate() {
+        let at = |key: &str| format!("link[{i}].{key}");
+        let from = graph
+            .find(&l.from)
+            .ok_or_else(|| ctx.err(at("from"), graph.unknown(&l.from)))?;
+        let to = graph
+            .find(&l.to)
+            .ok_or_else(|| ctx.err(at("to"), graph.unknown(&l.to)))?;
+        if from == to {
+            return Err(ctx.err(
+                at("to"),
+                format!(
+                    "a link must join two different nodes; both ends are \"{}\"",
+                    l.to
+                ),
+            ));
+        }
+        if let Some(j) = graph.link_between(from, to) {
+            return Err(ctx.err(
+                format!("link[{i}]"),
+                format!(
+                    "link[{j}] already joins \"{}\" and \"{}\"; a link is full duplex and at most one may join a pair of nodes",
+                    l.from, l.to
+                ),
+            ));
+        }
+        graph.add_link(from, to, i);
+        let droptail = |limit_packets| QueueSpec {
+            kind: "droptail".into(),
+            limit: None,
+            limit_packets,
+        };
+        resolve_queue(
+            &mut l.queue,
+            &nodes[from],
+            droptail(Some(DEFAULT_QUEUE_PACKETS)),
+            at("queue"),
+            ctx,
+        )?;
+        // spec 00 §2.2: the reverse egress queue never drops ACKs unless configured.
+        resolve_queue(
+            &mut l.reverse_queue,
+            &nodes[to],
+            droptail(None),
+            at("reverse_queue"),
+            ctx,
+        )?;
+        if let Some(loss) = &mut l.loss {
+            resolve_loss(loss, &at("loss"), ctx)?;
+        }
+    }
+    Ok(())
+}
+
+/// A router/emulator egress queue: `default` if unset. A host's egress is its
+/// interface queue (spec 06 §5.1), so a queue there is an error and stays unset.
+fn resolve_queue(
+    queue: &mut Option<QueueSpec>,
+    egress: &NodeSpec,
+    default: QueueSpec,
+    at: String,
+    ctx: &Ctx,
+) -> Result<(), InputError> {
+    if egress.kind == NodeKind::Host {
+        if queue.is_some() {
+            return Err(ctx.err(
+                at,
+                format!(
+                    "the egress of host \"{}\" is its interface queue; set txqueuelen on the node",
+                    egress.name
+                ),
+            ));
+        }
+        return Ok(());
+    }
+    let q = queue.get_or_insert(default);
+    if q.kind != "droptail" {
+        return Err(ctx.err(
+            format!("{at}.kind"),
+            format!(
+                "expected \"droptail\" (the only queue implemented so far), got \"{}\"",
+                q.kind
+            ),
+        ));
+    }
+    if q.limit.is_some_and(|b| b.bytes() == 0) {
+        return Err(ctx.err(
+            format!("{at}.limit"),
+            "a byte limit must be greater than zero (omit it for no limit)",
+        ));
+    }
+    if q.limit_packets == Some(0) {
+        return Err(ctx.err(
+            format!("{at}.limit_packets"),
+            "a packet limit must be at least 1 (omit it for no limit)",
+        ));
+    }
+    Ok(())
+}
+
+/// Random loss (spec 06 §7 V3): Bernoulli, p in [0, 1], on data frames by default.
+fn resolve_loss(loss: &mut LossSpec, at: &str, ctx: &Ctx) -> Result<(), InputError> {
+    if loss.kind != "bernoulli" {
+        return Err(ctx.err(
+            format!("{at}.kind"),
+            format!(
+                "expected \"bernoulli\" (the only loss model implemented so far), got \"{}\"",
+                loss.kind
+            ),
+        ));
+    }
+    if !(0.0..=1.0).contains(&loss.p) {
+        return Err(ctx.err(
+            format!("{at}.p"),
+            format!("expected a probability from 0 to 1, got {}", loss.p),
+        ));
+    }
+    let applies_to = loss.applies_to.get_or_insert_with(|| "data".into());
+    if applies_to != "data" && applies_to != "all" {
+        return Err(ctx.err(
+            format!("{at}.applies_to"),
+            format!("expected \"data\" or \"all\", got \"{applies_to}\""),
+        ));
+    }
+    Ok(())
+}

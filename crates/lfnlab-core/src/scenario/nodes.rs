@@ -1,0 +1,181 @@
+//! `[[node]]` checks and host defaults (spec 00 §2.2, spec 06 §1.2 and §5.1).
+
+use std::collections::BTreeMap;
+
+use super::model::{LinkSpec, NodeKind, NodeSpec, QdiscSpec};
+use super::profiles::PROFILES;
+use super::resolve::Ctx;
+use super::tcp_params::check_params;
+use crate::error::InputError;
+
+/// Interface queue length in packets (spec 06 §5.1).
+const DEFAULT_TXQUEUELEN: u32 = 1000;
+/// Inter-packet gap in bytes (spec 06 §1.3 U2).
+const DEFAULT_IPG_BYTES: u32 = 12;
+/// NIC IPG tuning range (spec 06 §5.1, chapter 03 §2.3).
+const IPG_BYTES_RANGE: std::ops::RangeInclusive<u32> = 8..=1023;
+/// Ethernet MTU.
+const DEFAULT_MTU: u32 = 1500;
+/// CHOICE: 576 B is the IPv4 minimum datagram every host must accept; 9600 B
+/// covers the jumbo frames of chapter 04 (9198 B) with room to spare.
+const MTU_RANGE: std::ops::RangeInclusive<u32> = 576..=9600;
+/// The host qdisc kinds implemented so far (spec 06 §5.3).
+const QDISC_KINDS: &[&str] = &["pfifo"];
+
+pub fn kind_name(kind: NodeKind) -> &'static str {
+    match kind {
+        NodeKind::Host => "host",
+        NodeKind::Router => "router",
+        NodeKind::Emulator => "emulator",
+        NodeKind::Switch => "switch",
+    }
+}
+
+/// Names, kinds and host-only keys, before the links are known.
+pub fn check_nodes(nodes: &[NodeSpec], ctx: &Ctx) -> Result<(), InputError> {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let at = |key: &str| format!("node[{i}].{key}");
+        if n.name.is_empty() {
+            return Err(ctx.err(at("name"), "a node name must not be empty"));
+        }
+        if n.name.contains("->") {
+            return Err(ctx.err(
+                at("name"),
+                format!("a node name must not contain \"->\" (it joins the ends of a monitor's link), got \"{}\"", n.name),
+            ));
+        }
+        if let Some(j) = seen.insert(&n.name, i) {
+            return Err(ctx.err(
+                at("name"),
+                format!(
+                    "duplicate node name \"{}\": node[{j}] has the same name",
+                    n.name
+                ),
+            ));
+        }
+        match n.kind {
+            NodeKind::Switch => {
+                return Err(ctx.err(
+                    at("kind"),
+                    "the switch model is not implemented yet; expected host, router or emulator",
+                ));
+            }
+            NodeKind::Router | NodeKind::Emulator => {
+                if let Some((key, _)) = host_keys(n).into_iter().find(|(_, present)| *present) {
+                    return Err(ctx.err(
+                        at(key),
+                        format!(
+                            "`{key}` applies to hosts only; node \"{}\" is a {}",
+                            n.name,
+                            kind_name(n.kind)
+                        ),
+                    ));
+                }
+            }
+            NodeKind::Host => {}
+        }
+    }
+    Ok(())
+}
+
+fn host_keys(n: &NodeSpec) -> [(&'static str, bool); 8] {
+    [
+        ("nic_rate", n.nic_rate.is_some()),
+        ("txqueuelen", n.txqueuelen.is_some()),
+        ("ipg_bytes", n.ipg_bytes.is_some()),
+        ("mtu", n.mtu.is_some()),
+        ("ip_version", n.ip_version.is_some()),
+        ("qdisc", n.qdisc.is_some()),
+        ("profile", n.profile.is_some()),
+        ("tcp", n.tcp.is_some()),
+    ]
+}
+
+/// Host defaults and range checks, once the links are checked.
+pub fn resolve_hosts(
+    nodes: &mut [NodeSpec],
+    links: &[LinkSpec],
+    ctx: &Ctx,
+) -> Result<(), InputError> {
+    for (i, n) in nodes.iter_mut().enumerate() {
+        if n.kind != NodeKind::Host {
+            continue;
+        }
+        let at = |key: &str| format!("node[{i}].{key}");
+        let touching: Vec<usize> = links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.from == n.name || l.to == n.name)
+            .map(|(j, _)| j)
+            .collect();
+        let [only] = touching[..] else {
+            let listed: Vec<String> = touching.iter().map(|j| format!("link[{j}]")).collect();
+            let found = if listed.is_empty() {
+                "none".to_string()
+            } else {
+                listed.join(", ")
+            };
+            return Err(ctx.err(
+                format!("node[{i}]"),
+                format!(
+                    "host \"{}\" must have exactly one link (hosts do not forward), found {}: {found}",
+                    n.name,
+                    touching.len()
+                ),
+            ));
+        };
+        n.nic_rate.get_or_insert(links[only].rate);
+        let txqueuelen = *n.txqueuelen.get_or_insert(DEFAULT_TXQUEUELEN);
+        if txqueuelen == 0 {
+            return Err(ctx.err(at("txqueuelen"), "expected at least 1 packet, got 0"));
+        }
+        let ipg = *n.ipg_bytes.get_or_insert(DEFAULT_IPG_BYTES);
+        if !IPG_BYTES_RANGE.contains(&ipg) {
+            return Err(ctx.err(
+                at("ipg_bytes"),
+                format!("expected 8 to 1023 bytes, got {ipg}"),
+            ));
+        }
+        let mtu = *n.mtu.get_or_insert(DEFAULT_MTU);
+        if !MTU_RANGE.contains(&mtu) {
+            return Err(ctx.err(at("mtu"), format!("expected 576 to 9600 bytes, got {mtu}")));
+        }
+        let version = *n.ip_version.get_or_insert(4);
+        if version != 4 && version != 6 {
+            return Err(ctx.err(at("ip_version"), format!("expected 4 or 6, got {version}")));
+        }
+        let qdisc = n.qdisc.get_or_insert_with(|| QdiscSpec {
+            kind: "pfifo".into(),
+        });
+        if !QDISC_KINDS.contains(&qdisc.kind.as_str()) {
+            return Err(ctx.err(
+                at("qdisc.kind"),
+                format!(
+                    "expected \"pfifo\" (the only host qdisc implemented so far), got \"{}\"",
+                    qdisc.kind
+                ),
+            ));
+        }
+        // `profile` stays unset here: each flow resolves its own (spec 06 §2.1).
+        if let Some(p) = &n.profile {
+            check_profile(p).map_err(|m| ctx.err(at("profile"), m))?;
+        }
+        if let Some(tcp) = &n.tcp {
+            check_params(tcp, ctx.file, &at("tcp"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `Ok` if `name` is one of `PROFILES`.
+pub fn check_profile(name: &str) -> Result<(), String> {
+    if PROFILES.contains(&name) {
+        return Ok(());
+    }
+    let names: Vec<String> = PROFILES.iter().map(|p| format!("\"{p}\"")).collect();
+    Err(format!(
+        "unknown TCP profile \"{name}\"; expected one of {}",
+        names.join(", ")
+    ))
+}

@@ -1,0 +1,134 @@
+//! The TCP profiles of spec 06 §2.1: every `TcpParams` field filled in.
+
+use super::model::TcpParams;
+use super::units::TimeSpan;
+use crate::engine::time::Span;
+
+/// Profile names, oldest first (spec 06 §2.1).
+pub const PROFILES: &[&str] = &["linux-2.4", "linux-2.6", "linux-modern"];
+
+/// The profile of a scenario that names none (spec 06 §2.1).
+pub const DEFAULT_PROFILE: &str = "linux-modern";
+
+/// The profile's default congestion control (spec 06 §2.1, "Default CC" row).
+pub fn default_cc(profile: &str) -> Option<&'static str> {
+    match profile {
+        "linux-2.4" => Some("newreno"),
+        "linux-2.6" => Some("bic"),
+        "linux-modern" => Some("cubic"),
+        _ => None,
+    }
+}
+
+/// Every TCP parameter of a profile, or `None` for an unknown name.
+pub fn profile_params(profile: &str) -> Option<TcpParams> {
+    let ms = |n| Some(TimeSpan::from_span(Span::from_ms(n)));
+    let s = |n| Some(TimeSpan::from_span(Span::from_secs(n)));
+    let text = |t: &str| Some(t.to_string());
+    // Rows of the spec 06 §2.1 table that differ between profiles.
+    let (
+        iw,
+        abc_l,
+        slow_start_while,
+        recovery_cwnd,
+        is_lost,
+        rto_init,
+        ack_policy,
+        delack,
+        stall,
+        tsq,
+        burst,
+    ) = match profile {
+        "linux-2.4" => (
+            "2", 1, "le", "rfc", "rfc6675", 3, "delayed", "fixed", "cwr", false, false,
+        ),
+        "linux-2.6" => (
+            "rfc3390",
+            1,
+            "le",
+            "rate_halving",
+            "fack",
+            3,
+            "linux_quickack",
+            "adaptive",
+            "cwr_gradual",
+            false,
+            true,
+        ),
+        // abc_l 0 stands for L = ∞.
+        "linux-modern" => (
+            "10",
+            0,
+            "lt",
+            "prr",
+            "rfc6675",
+            1,
+            "linux_quickack",
+            "adaptive",
+            "block",
+            true,
+            false,
+        ),
+        _ => return None,
+    };
+    Some(TcpParams {
+        iw: text(iw),
+        abc_l: Some(abc_l),
+        slow_start_while: text(slow_start_while),
+        recovery_cwnd: text(recovery_cwnd),
+        is_lost: text(is_lost),
+        // Initial RTO: CHOICE (unverified constant) of spec 06 §2.1.
+        rto_init: s(rto_init),
+        rto_min: ms(200),
+        rto_max: s(120),
+        ack_policy: text(ack_policy),
+        delack: text(delack),
+        send_stall_policy: text(stall),
+        tsq: Some(tsq),
+        burst_moderation: Some(burst),
+        // Common to all three profiles (spec 06 §2.1 after the table, §2.3, §3).
+        rto_formula: text("linux"),
+        delack_timeout: ms(40),
+        idle_restart: text("linux"),
+        sack: Some(true),
+        timestamps: Some(true),
+        window_scale: Some(true),
+        ssthresh_basis: text("cwnd"),
+        cwnd_limited_growth: Some(true),
+        adv_win_scale: Some(1),
+        truesize_model: text("payload"),
+        rwnd_policy: text("linux_fraction"),
+        buffer_semantics: text("kernel"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_is_complete() {
+        for name in PROFILES {
+            let p = profile_params(name).unwrap();
+            assert!(default_cc(name).is_some());
+            // Every field Some: serializing shows all 25 keys.
+            let text = toml::to_string(&p).unwrap();
+            assert_eq!(text.lines().count(), 25, "{name}:\n{text}");
+        }
+        assert!(profile_params("linux-3.0").is_none());
+    }
+
+    #[test]
+    fn table_rows() {
+        let modern = profile_params("linux-modern").unwrap();
+        assert_eq!(modern.iw.as_deref(), Some("10"));
+        assert_eq!(modern.abc_l, Some(0));
+        assert_eq!(
+            modern.rto_init,
+            Some(TimeSpan::from_span(Span::from_secs(1)))
+        );
+        let old = profile_params("linux-2.4").unwrap();
+        assert_eq!(old.ack_policy.as_deref(), Some("delayed"));
+        assert_eq!(old.delack.as_deref(), Some("fixed"));
+    }
+}

@@ -1,0 +1,222 @@
+//! TCP parameter tables (spec 06 §2–3): checking one table, merging
+//! profile ← host ← flow, and building the typed `TcpConfig`.
+
+use std::str::FromStr;
+
+use super::model::{FlowKind, Scenario, TcpParams};
+use crate::error::InputError;
+use crate::host::tcp::config::{
+    AckPolicy, BufferSemantics, Delack, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
+    RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, TcpConfig,
+    TruesizeModel,
+};
+
+/// Valid range of `adv_win_scale` (Linux sysctl bounds, spec 06 §2.3).
+const ADV_WIN_SCALE_RANGE: std::ops::RangeInclusive<i32> = -31..=14;
+
+/// Checks every value present in `p`; `at` is the key path of the table
+/// (`flow[0].tcp`), used for errors.
+pub fn check_params(p: &TcpParams, file: &str, at: &str) -> Result<(), InputError> {
+    let fail = |key: &str, message: String| InputError::new(file, format!("{at}.{key}"), message);
+    macro_rules! names {
+        ($($field:ident: $ty:ty),+ $(,)?) => {$(
+            if let Some(v) = &p.$field {
+                if let Err(expected) = v.parse::<$ty>() {
+                    return Err(fail(stringify!($field), format!("expected {expected}, got \"{v}\"")));
+                }
+            }
+        )+};
+    }
+    names!(
+        iw: InitialWindow,
+        slow_start_while: SlowStartWhile,
+        recovery_cwnd: RecoveryCwnd,
+        is_lost: IsLost,
+        rto_formula: RtoFormula,
+        ack_policy: AckPolicy,
+        delack: Delack,
+        send_stall_policy: SendStallPolicy,
+        idle_restart: IdleRestart,
+        ssthresh_basis: SsthreshBasis,
+        truesize_model: TruesizeModel,
+        rwnd_policy: RwndPolicy,
+        buffer_semantics: BufferSemantics,
+    );
+    for (key, value) in [
+        ("rto_init", p.rto_init),
+        ("rto_min", p.rto_min),
+        ("rto_max", p.rto_max),
+        ("delack_timeout", p.delack_timeout),
+    ] {
+        if value.is_some_and(|t| t.ps() == 0) {
+            return Err(fail(key, "must be greater than zero".into()));
+        }
+    }
+    if let Some(s) = p.adv_win_scale.filter(|s| !ADV_WIN_SCALE_RANGE.contains(s)) {
+        return Err(fail(
+            "adv_win_scale",
+            format!("expected an integer from -31 to 14, got {s}"),
+        ));
+    }
+    match (p.rto_min, p.rto_max) {
+        (Some(min), Some(max)) if min > max => Err(fail(
+            "rto_min",
+            format!("rto_min ({min}) must not exceed rto_max ({max})"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Field by field: `over`'s value where it has one, else `base`'s.
+pub fn merge(base: &TcpParams, over: &TcpParams) -> TcpParams {
+    macro_rules! merged {
+        ($($f:ident),+ $(,)?) => {
+            TcpParams { $($f: over.$f.clone().or_else(|| base.$f.clone())),+ }
+        };
+    }
+    merged!(
+        iw,
+        abc_l,
+        slow_start_while,
+        recovery_cwnd,
+        is_lost,
+        rto_init,
+        rto_min,
+        rto_max,
+        rto_formula,
+        ack_policy,
+        delack,
+        delack_timeout,
+        send_stall_policy,
+        tsq,
+        burst_moderation,
+        idle_restart,
+        sack,
+        timestamps,
+        window_scale,
+        ssthresh_basis,
+        cwnd_limited_growth,
+        adv_win_scale,
+        truesize_model,
+        rwnd_policy,
+        buffer_semantics,
+    )
+}
+
+/// The typed configuration of a resolved scenario's `tcp_bulk` flow.
+///
+/// `abc_l = 0` becomes `u32::MAX` (L = ∞, spec 06 §2.1); `buffer_semantics =
+/// "setsockopt"` doubles `sndbuf` and `rcvbuf` as Linux does (spec 06 §2.3).
+///
+/// # Panics
+/// If the scenario was not resolved (a TCP field is unset or invalid), or
+/// `flow_index` is out of range or names a flow that is not `tcp_bulk`.
+pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
+    const UNRESOLVED: &str = "tcp_config needs a scenario resolved by scenario::load_*";
+    let flow = &s.flow[flow_index];
+    assert_eq!(
+        flow.kind,
+        FlowKind::TcpBulk,
+        "flow[{flow_index}] is not a tcp_bulk flow"
+    );
+    let p = flow.tcp.as_ref().expect(UNRESOLVED);
+    fn name<T: FromStr>(v: &Option<String>) -> T {
+        v.as_deref().and_then(|s| s.parse().ok()).expect(UNRESOLVED)
+    }
+    let span = |t: Option<super::units::TimeSpan>| t.expect(UNRESOLVED).span();
+    let flag = |b: Option<bool>| b.expect(UNRESOLVED);
+    let semantics: BufferSemantics = name(&p.buffer_semantics);
+    let factor = if semantics == BufferSemantics::Setsockopt {
+        2
+    } else {
+        1
+    };
+    let buffer =
+        |b: Option<super::units::ByteSize>| b.expect(UNRESOLVED).bytes().saturating_mul(factor);
+    TcpConfig {
+        iw: name(&p.iw),
+        abc_l: match p.abc_l.expect(UNRESOLVED) {
+            0 => u32::MAX,
+            l => l,
+        },
+        slow_start_while: name(&p.slow_start_while),
+        recovery_cwnd: name(&p.recovery_cwnd),
+        is_lost: name(&p.is_lost),
+        rto_init: span(p.rto_init),
+        rto_min: span(p.rto_min),
+        rto_max: span(p.rto_max),
+        rto_formula: name(&p.rto_formula),
+        ack_policy: name(&p.ack_policy),
+        delack: name(&p.delack),
+        delack_timeout: span(p.delack_timeout),
+        send_stall_policy: name(&p.send_stall_policy),
+        tsq: flag(p.tsq),
+        burst_moderation: flag(p.burst_moderation),
+        idle_restart: name(&p.idle_restart),
+        sack: flag(p.sack),
+        timestamps: flag(p.timestamps),
+        window_scale: flag(p.window_scale),
+        ssthresh_basis: name(&p.ssthresh_basis),
+        cwnd_limited_growth: flag(p.cwnd_limited_growth),
+        adv_win_scale: p.adv_win_scale.expect(UNRESOLVED),
+        truesize_model: name(&p.truesize_model),
+        rwnd_policy: name(&p.rwnd_policy),
+        sndbuf_bytes: buffer(flow.sndbuf),
+        rcvbuf_bytes: buffer(flow.rcvbuf),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::profiles::{profile_params, PROFILES};
+    use super::*;
+
+    #[test]
+    fn profiles_pass_their_own_checks() {
+        for name in PROFILES {
+            check_params(&profile_params(name).unwrap(), "f", "p").unwrap();
+        }
+    }
+
+    #[test]
+    fn merge_prefers_the_override() {
+        let base = profile_params("linux-2.6").unwrap();
+        let over = TcpParams {
+            ack_policy: Some("per_segment".into()),
+            abc_l: Some(2),
+            ..TcpParams::default()
+        };
+        let m = merge(&base, &over);
+        assert_eq!(m.ack_policy.as_deref(), Some("per_segment"));
+        assert_eq!(m.abc_l, Some(2));
+        assert_eq!(m.recovery_cwnd.as_deref(), Some("rate_halving"));
+    }
+
+    #[test]
+    fn checks_name_the_key() {
+        let bad = TcpParams {
+            recovery_cwnd: Some("fast".into()),
+            ..TcpParams::default()
+        };
+        let e = check_params(&bad, "f.toml", "flow[0].tcp").unwrap_err();
+        assert_eq!(e.key_path, "flow[0].tcp.recovery_cwnd");
+        assert!(
+            e.message.contains("\"prr\"") && e.message.contains("got \"fast\""),
+            "{}",
+            e.message
+        );
+        let bad = TcpParams {
+            iw: Some("0".into()),
+            ..TcpParams::default()
+        };
+        assert_eq!(check_params(&bad, "f", "t").unwrap_err().key_path, "t.iw");
+        let bad = TcpParams {
+            adv_win_scale: Some(15),
+            ..TcpParams::default()
+        };
+        assert!(check_params(&bad, "f", "t")
+            .unwrap_err()
+            .message
+            .contains("-31 to 14"));
+    }
+}

@@ -1,0 +1,208 @@
+//! From a resolved scenario to a world: nodes, ports, channels, routes,
+//! sockets, sources, monitors and traces.
+
+use std::collections::HashMap;
+
+use super::world::{FlowEnds, Host, Loss, NodeRole, Port, TcpFlow, World};
+use crate::apps::udp_cbr::UdpCbr;
+use crate::engine::event_queue::Event;
+use crate::engine::rng::Stream;
+use crate::engine::time::SimTime;
+use crate::error::Error;
+use crate::host::cc;
+use crate::host::tcp::config::SsthreshBasis;
+use crate::host::tcp::socket::{Addr, TcpSocket};
+use crate::monitor::link_monitor::LinkMonitor;
+use crate::monitor::tcp_trace::ConnTrace;
+use crate::net::channel::Channel;
+use crate::net::packet::{NodeId, Packet, PacketKind, TcpHeader};
+use crate::net::queue::Fifo;
+use crate::net::routing::RouteTable;
+use crate::scenario;
+use crate::scenario::model::{FlowKind, NodeKind, QueueSpec, Scenario, TraceMode};
+
+/// Router/emulator ports use the standard 12-byte gap (spec 06 §1.2).
+const ROUTER_IPG_BYTES: u32 = 12;
+
+fn fifo_for(q: Option<&QueueSpec>) -> Fifo {
+    match q {
+        Some(q) => Fifo::new(q.limit.map(|b| b.bytes), q.limit_packets),
+        None => Fifo::new(None, None),
+    }
+}
+
+fn ip_header_bytes(v: Option<u8>) -> u32 {
+    if v == Some(6) { 40 } else { 20 }
+}
+
+pub fn build(s: &Scenario) -> Result<World, Error> {
+    let bad = |m: String| Error::Runtime(format!("scenario is not resolved: {m}"));
+    let duration = s.sim.duration.ok_or_else(|| bad("sim.duration".into()))?.span;
+    let seed = s.sim.seed.unwrap_or(1);
+    let n = s.node.len();
+    let index: HashMap<&str, usize> = s.node.iter().enumerate().map(|(i, nd)| (nd.name.as_str(), i)).collect();
+    let node_of = |name: &str| index.get(name).copied().ok_or_else(|| bad(format!("unknown node {name}")));
+
+    // Ports and channels, two per link.
+    let mut adj: Vec<Vec<(NodeId, u32)>> = vec![Vec::new(); n];
+    let mut port_specs: Vec<Port> = Vec::new();
+    let mut channels = Vec::new();
+    let mut losses = Vec::new();
+    let mut host_port: Vec<Option<u32>> = vec![None; n];
+    let mut egress: HashMap<(usize, usize), u32> = HashMap::new();
+    for (li, l) in s.link.iter().enumerate() {
+        let (a, b) = (node_of(&l.from)?, node_of(&l.to)?);
+        for (dir, (x, y)) in [(a, b), (b, a)].into_iter().enumerate() {
+            let ch = channels.len() as u32;
+            channels.push(Channel::new(x as NodeId, y as NodeId, l.rate.bps, l.delay.span));
+            let loss = if dir == 0 {
+                l.loss.as_ref().map(|ls| Loss {
+                    p: ls.p,
+                    data_only: ls.applies_to.as_deref() != Some("all"),
+                    rng: Stream::derive(seed, &format!("link[{li}].loss")),
+                })
+            } else {
+                None
+            };
+            losses.push(loss);
+            let nd = &s.node[x];
+            let pi = port_specs.len() as u32;
+            let port = if nd.kind == NodeKind::Host {
+                host_port[x] = Some(pi);
+                Port {
+                    node: x as NodeId,
+                    channel: ch,
+                    rate_bps: nd.nic_rate.map_or(l.rate.bps, |r| r.bps),
+                    ipg_bytes: nd.ipg_bytes.unwrap_or(12),
+                    qdisc: Box::new(Fifo::new(None, Some(nd.txqueuelen.unwrap_or(1000) as u64))),
+                    busy_until: SimTime::ZERO,
+                    wake_at: None,
+                    host: None,
+                    monitor: None,
+                    name: format!("{}:ifq", nd.name),
+                }
+            } else {
+                let q = if dir == 0 { l.queue.as_ref() } else { l.reverse_queue.as_ref() };
+                Port {
+                    node: x as NodeId,
+                    channel: ch,
+                    rate_bps: l.rate.bps,
+                    ipg_bytes: ROUTER_IPG_BYTES,
+                    qdisc: Box::new(fifo_for(q)),
+                    busy_until: SimTime::ZERO,
+                    wake_at: None,
+                    host: None,
+                    monitor: None,
+                    name: format!("{}->{}", nd.name, s.node[y].name),
+                }
+            };
+            port_specs.push(port);
+            adj[x].push((y as NodeId, pi));
+            egress.insert((x, y), pi);
+        }
+    }
+    let forwards: Vec<bool> = s.node.iter().map(|nd| nd.kind != NodeKind::Host).collect();
+    let routes = RouteTable::build(&adj, &forwards);
+
+    let mut w = World::new(SimTime::ZERO + duration, routes);
+    w.channels = channels;
+    w.losses = losses;
+    w.node_names = s.node.iter().map(|nd| nd.name.clone()).collect();
+    for (i, nd) in s.node.iter().enumerate() {
+        if nd.kind == NodeKind::Host {
+            let port = host_port[i].ok_or_else(|| bad(format!("host {} has no link", nd.name)))?;
+            let h = w.hosts.len() as u32;
+            port_specs[port as usize].host = Some(h);
+            w.hosts.push(Host { node: i as NodeId, port, txqueuelen: nd.txqueuelen.unwrap_or(1000) as u64, stalled: Vec::new() });
+            w.nodes.push(NodeRole::Host(h));
+        } else {
+            w.nodes.push(NodeRole::Forwarder);
+        }
+    }
+    w.ports = port_specs;
+    let host_of = |node: usize, w: &World| match w.nodes[node] {
+        NodeRole::Host(h) => Ok(h),
+        NodeRole::Forwarder => Err(bad(format!("flow end {} is not a host", s.node[node].name))),
+    };
+
+    let trace = s.sim.trace.clone().unwrap_or_default();
+    let trace_mode = trace.mode.unwrap_or(TraceMode::Bin);
+    let trace_bin = trace.bin.map(|b| b.span);
+    w.flow_names = s.flow.iter().map(|f| f.name.clone()).collect();
+    w.tcp_cols.flow_names = w.flow_names.clone();
+    w.udp_delivered = vec![(0, 0); s.flow.len()];
+    for (fi, f) in s.flow.iter().enumerate() {
+        let (a, b) = (node_of(&f.from)?, node_of(&f.to)?);
+        let (ha, hb) = (host_of(a, &w)?, host_of(b, &w)?);
+        let start = SimTime::ZERO + f.start.map_or(crate::engine::time::Span::ZERO, |t| t.span);
+        match f.kind {
+            FlowKind::TcpBulk => {
+                let cfg = scenario::tcp_config(s, fi);
+                let cc_name = f.cc.clone().ok_or_else(|| bad(format!("flow[{fi}].cc")))?;
+                let basis = match cfg.ssthresh_basis {
+                    SsthreshBasis::Cwnd => cc::reno::Basis::Cwnd,
+                    SsthreshBasis::FlightSize => cc::reno::Basis::FlightSize,
+                };
+                let mk = |local: usize, remote: usize, dir: u8| Addr {
+                    flow: fi as u32,
+                    dir,
+                    local: local as NodeId,
+                    remote: remote as NodeId,
+                    ip_header_bytes: ip_header_bytes(s.node[local].ip_version),
+                    mtu: s.node[local].mtu.unwrap_or(1500),
+                };
+                let cc_i = cc::create(&cc_name, basis).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
+                let cc_a = cc::create(&cc_name, basis).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
+                let mut init = TcpSocket::new(mk(a, b, 0), &cfg, cc_i);
+                init.snd.app_total = f.bytes.map(|b| b.bytes);
+                let mut acc = TcpSocket::new(mk(b, a, 1), &cfg, cc_a);
+                acc.snd.app_total = Some(0);
+                let si = w.sockets.len() as u32;
+                w.sockets.push(init);
+                w.sockets.push(acc);
+                w.socket_host.push(ha);
+                w.socket_host.push(hb);
+                w.socket_timer_at.push(None);
+                w.socket_timer_at.push(None);
+                let trace_idx = if trace_mode == TraceMode::Off {
+                    None
+                } else {
+                    let bin = if trace_mode == TraceMode::Bin { Some(trace_bin.unwrap_or(crate::engine::time::Span::from_ms(10))) } else { None };
+                    w.traces.push(ConnTrace::new(fi as u32, si, si + 1, bin, SimTime::ZERO));
+                    Some(w.traces.len() as u32 - 1)
+                };
+                w.socket_trace.push(trace_idx);
+                w.socket_trace.push(trace_idx);
+                w.flows.push(FlowEnds::Tcp(TcpFlow { initiator: si, acceptor: si + 1, start }));
+                w.events.push(start, Event::FlowStart(fi as u32));
+            }
+            FlowKind::UdpCbr => {
+                let rate = f.rate.ok_or_else(|| bad(format!("flow[{fi}].rate")))?.bps;
+                let stop = SimTime::ZERO + f.stop.map_or(duration, |t| t.span);
+                let template = Packet {
+                    flow: fi as u32,
+                    src: a as NodeId,
+                    dst: b as NodeId,
+                    kind: PacketKind::Udp,
+                    dir: 0,
+                    l3_bytes: f.size.unwrap_or(1500),
+                    tcp: TcpHeader::default(),
+                };
+                let ai = w.udp.len() as u32;
+                w.udp.push(UdpCbr::new(ha, template, rate, start, stop));
+                w.flows.push(FlowEnds::Udp(ai));
+                w.events.push(start, Event::FlowStart(fi as u32));
+            }
+        }
+    }
+
+    for m in &s.monitor {
+        let (x, y) = m.link.split_once("->").ok_or_else(|| bad(format!("monitor link {}", m.link)))?;
+        let (x, y) = (node_of(x)?, node_of(y)?);
+        let port = *egress.get(&(x, y)).ok_or_else(|| bad(format!("monitor link {}", m.link)))?;
+        let mi = w.monitors.len() as u32;
+        w.monitors.push(LinkMonitor::new(m.link.clone(), port, m.bin.span, s.flow.len()));
+        w.ports[port as usize].monitor = Some(mi);
+    }
+    Ok(w)
+}

@@ -1,0 +1,154 @@
+//! End of a run: close monitors and traces, check the books (spec 06 §7 V5)
+//! and assemble the summary and tables.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::RunOutput;
+use super::world::{FlowEnds, World};
+use crate::error::Error;
+use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
+use crate::net::drop::DropCause;
+use crate::results::summary::{ConservationSummary, FlowSummary, QueueSummary, Summary};
+use crate::scenario;
+use crate::scenario::model::Scenario;
+
+pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Error> {
+    let end = w.end;
+    // Close monitors and traces at the end of the run.
+    for m in w.monitors.iter_mut() {
+        let q = *w.ports[m.port as usize].qdisc.stats();
+        m.finish(end, &q);
+    }
+    let mut cols = std::mem::take(&mut w.tcp_cols);
+    for tr in w.traces.iter_mut() {
+        let (a, b) = (&w.sockets[tr.sender as usize], &w.sockets[tr.receiver as usize]);
+        tr.finish(end, a, b, &mut cols);
+    }
+    let mut flows_cols = FlowsColumns::default();
+    let mut queues_cols = QueuesColumns::default();
+    for m in w.monitors.iter_mut() {
+        m.drain_into(&w.flow_names, &mut flows_cols, &mut queues_cols);
+    }
+
+    // Books: emitted = delivered + dropped + queued + on links (frames and L3 bytes).
+    let b = w.books;
+    let on_links_frames: u64 = w.channels.iter().map(|c| c.frames_on_link()).sum();
+    let on_links_bytes: u64 = w.channels.iter().map(|c| c.bytes_on_link).sum();
+    let queued_frames: u64 = w.ports.iter().map(|p| p.qdisc.stats().packets).sum();
+    let mut problems = Vec::new();
+    if queued_frames != b.queued_frames {
+        problems.push(format!("queues hold {queued_frames} frames, books say {}", b.queued_frames));
+    }
+    let frames_ok = b.emitted_frames == b.delivered_frames + b.dropped_frames + b.queued_frames + on_links_frames;
+    let bytes_ok = b.emitted_bytes == b.delivered_bytes + b.dropped_bytes + b.queued_bytes + on_links_bytes;
+    if !frames_ok || !bytes_ok {
+        problems.push(format!(
+            "packet conservation: emitted {}/{} B, delivered {}/{} B, dropped {}/{} B, queued {}/{} B, on links {}/{} B",
+            b.emitted_frames, b.emitted_bytes, b.delivered_frames, b.delivered_bytes, b.dropped_frames, b.dropped_bytes,
+            b.queued_frames, b.queued_bytes, on_links_frames, on_links_bytes
+        ));
+    }
+
+    let duration = end.as_secs_f64();
+    let mut flows = Vec::new();
+    for (fi, f) in s.flow.iter().enumerate() {
+        let start = f.start.map_or(0.0, |t| t.span.as_secs_f64());
+        let active = (duration - start).max(1e-12);
+        let fs = match w.flows[fi] {
+            FlowEnds::Tcp(t) => {
+                let snd = &w.sockets[t.initiator as usize];
+                let rcv = &w.sockets[t.acceptor as usize];
+                // spec 06 §7 V5: snd_una ≤ rcv_nxt ≤ snd_max; each byte reaches the application once.
+                if !(snd.snd.snd_una <= rcv.rcv.rcv_nxt && rcv.rcv.rcv_nxt <= snd.snd.snd_max) {
+                    problems.push(format!(
+                        "flow {}: sequence space snd_una {} ≤ rcv_nxt {} ≤ snd_max {} does not hold",
+                        f.name, snd.snd.snd_una, rcv.rcv.rcv_nxt, snd.snd.snd_max
+                    ));
+                }
+                if rcv.rcv.bytes_read != rcv.rcv.rcv_nxt {
+                    problems.push(format!("flow {}: bytes read {} ≠ rcv_nxt {}", f.name, rcv.rcv.bytes_read, rcv.rcv.rcv_nxt));
+                }
+                let st = snd.snd.stats;
+                FlowSummary {
+                    name: f.name.clone(),
+                    kind: "tcp_bulk".into(),
+                    goodput_bps: rcv.rcv.bytes_read as f64 * 8.0 / active,
+                    bytes_delivered: rcv.rcv.bytes_read,
+                    retransmitted_segments: st.retrans,
+                    timeouts: st.rtos,
+                    fast_retransmits: st.fast_retrans,
+                    completion_s: snd.completed_at.map(|t| t.as_secs_f64()),
+                }
+            }
+            FlowEnds::Udp(_) => {
+                let (bytes, _) = w.udp_delivered[fi];
+                FlowSummary {
+                    name: f.name.clone(),
+                    kind: "udp_cbr".into(),
+                    goodput_bps: bytes as f64 * 8.0 / active,
+                    bytes_delivered: bytes,
+                    retransmitted_segments: 0,
+                    timeouts: 0,
+                    fast_retransmits: 0,
+                    completion_s: None,
+                }
+            }
+        };
+        flows.push(fs);
+    }
+    let queues = w
+        .ports
+        .iter()
+        .map(|p| {
+            let st = p.qdisc.stats();
+            let mut by = BTreeMap::new();
+            for c in DropCause::ALL {
+                let n = st.drops.frames[c as usize];
+                if n > 0 {
+                    by.insert(c.name().to_string(), n);
+                }
+            }
+            QueueSummary { name: p.name.clone(), enqueued: st.enqueued, dropped: st.drops.total(), drops_by_cause: by, max_bytes: st.max_bytes }
+        })
+        .collect();
+
+    if !problems.is_empty() {
+        return Err(Error::Runtime(format!(
+            "invariant violated at t = {end} (seed {}): {}",
+            s.sim.seed.unwrap_or(1),
+            problems.join("; ")
+        )));
+    }
+    let summary = Summary {
+        scenario: s.sim.name.clone().unwrap_or_default(),
+        seed: s.sim.seed.unwrap_or(1),
+        duration_s: duration,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        events_executed: w.log.count(),
+        data_packets: b.data_packets,
+        event_hash: w.log.hash_hex(),
+        flows,
+        queues,
+        conservation: ConservationSummary {
+            frames_emitted: b.emitted_frames,
+            frames_delivered: b.delivered_frames,
+            frames_dropped: b.dropped_frames,
+            frames_queued_at_end: b.queued_frames,
+            frames_on_links_at_end: on_links_frames,
+            bytes_emitted: b.emitted_bytes,
+            bytes_delivered: b.delivered_bytes,
+            bytes_dropped: b.dropped_bytes,
+            bytes_queued_at_end: b.queued_bytes,
+            bytes_on_links_at_end: on_links_bytes,
+            holds: true,
+        },
+    };
+    Ok(RunOutput {
+        summary,
+        flows: flows_cols.into_table(),
+        tcp: cols.into_table(),
+        queues: queues_cols.into_table(),
+        scenario_toml: scenario::to_toml(s),
+    })
+}

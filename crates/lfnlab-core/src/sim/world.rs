@@ -1,0 +1,467 @@
+//! The world: every component of a run in flat arrays, and the event dispatch
+//! that moves packets between them. Only the world owns the clock; components
+//! are called with `now` (STYLE point 2).
+
+use crate::engine::event_log::EventLog;
+use crate::engine::event_queue::{Event, EventQueue};
+use crate::engine::rng::Stream;
+use crate::engine::time::{SimTime, Span};
+use crate::host::tcp::sender::SndLim;
+use crate::host::tcp::socket::TcpSocket;
+use crate::monitor::link_monitor::LinkMonitor;
+use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
+use crate::net::channel::Channel;
+use crate::net::drop::DropCause;
+use crate::net::packet::{NodeId, Packet, PacketKind};
+use crate::net::queue::{Dequeue, NoFlows, Qdisc};
+use crate::net::routing::{NO_ROUTE, RouteTable};
+use crate::apps::udp_cbr::UdpCbr;
+
+/// An egress port: a queue discipline feeding one link direction.
+pub struct Port {
+    pub node: NodeId,
+    pub channel: u32,
+    pub rate_bps: u64,
+    pub ipg_bytes: u32,
+    pub qdisc: Box<dyn Qdisc>,
+    /// The transmitter is busy until then.
+    pub busy_until: SimTime,
+    /// Time of the pending PortWake event, if any.
+    pub wake_at: Option<SimTime>,
+    /// Host NIC ports: the host index.
+    pub host: Option<u32>,
+    /// Link monitor on this egress, if any.
+    pub monitor: Option<u32>,
+    pub name: String,
+}
+
+/// Random loss on a link direction (applied to frames as they arrive).
+pub struct Loss {
+    pub p: f64,
+    pub data_only: bool,
+    pub rng: Stream,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeRole {
+    Host(u32),
+    Forwarder,
+}
+
+pub struct Host {
+    pub node: NodeId,
+    pub port: u32,
+    pub txqueuelen: u64,
+    /// Sockets waiting for IFQ room or TSQ budget.
+    pub stalled: Vec<u32>,
+}
+
+/// A TCP flow's two endpoints.
+#[derive(Clone, Copy, Debug)]
+pub struct TcpFlow {
+    pub initiator: u32,
+    pub acceptor: u32,
+    pub start: SimTime,
+}
+
+pub enum FlowEnds {
+    Tcp(TcpFlow),
+    Udp(u32),
+}
+
+/// Network-level conservation counters in frames and L3 bytes (spec 06 §7 V5).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Books {
+    pub emitted_frames: u64,
+    pub emitted_bytes: u64,
+    pub delivered_frames: u64,
+    pub delivered_bytes: u64,
+    pub dropped_frames: u64,
+    pub dropped_bytes: u64,
+    pub queued_frames: u64,
+    pub queued_bytes: u64,
+    pub data_packets: u64,
+}
+
+pub struct World {
+    pub now: SimTime,
+    pub end: SimTime,
+    pub events: EventQueue,
+    pub log: EventLog,
+    pub nodes: Vec<NodeRole>,
+    pub node_names: Vec<String>,
+    pub channels: Vec<Channel>,
+    pub losses: Vec<Option<Loss>>,
+    pub ports: Vec<Port>,
+    pub hosts: Vec<Host>,
+    pub routes: RouteTable,
+    pub sockets: Vec<TcpSocket>,
+    /// Pending SocketTimer event time per socket.
+    pub socket_timer_at: Vec<Option<SimTime>>,
+    /// Which host each socket lives on.
+    pub socket_host: Vec<u32>,
+    pub flows: Vec<FlowEnds>,
+    pub flow_names: Vec<String>,
+    /// Per flow: (initiator socket, acceptor socket) lookup by packet direction.
+    pub udp: Vec<UdpCbr>,
+    /// UDP bytes delivered per flow.
+    pub udp_delivered: Vec<(u64, u64)>,
+    pub monitors: Vec<LinkMonitor>,
+    pub traces: Vec<ConnTrace>,
+    /// Trace index per socket (sender endpoints only).
+    pub socket_trace: Vec<Option<u32>>,
+    pub tcp_cols: TcpColumns,
+    pub books: Books,
+    /// Scratch buffer for packets produced by a socket (reused, no allocation).
+    out: Vec<Packet>,
+}
+
+impl World {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(end: SimTime, routes: RouteTable) -> World {
+        World {
+            now: SimTime::ZERO,
+            end,
+            events: EventQueue::new(),
+            log: EventLog::default(),
+            nodes: Vec::new(),
+            node_names: Vec::new(),
+            channels: Vec::new(),
+            losses: Vec::new(),
+            ports: Vec::new(),
+            hosts: Vec::new(),
+            routes,
+            sockets: Vec::new(),
+            socket_timer_at: Vec::new(),
+            socket_host: Vec::new(),
+            flows: Vec::new(),
+            flow_names: Vec::new(),
+            udp: Vec::new(),
+            udp_delivered: Vec::new(),
+            monitors: Vec::new(),
+            traces: Vec::new(),
+            socket_trace: Vec::new(),
+            tcp_cols: TcpColumns::default(),
+            books: Books::default(),
+            out: Vec::with_capacity(64),
+        }
+    }
+
+    /// Run until the event queue is empty or the next event is after `end`.
+    pub fn run(&mut self) {
+        while let Some(t) = self.events.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.events.pop().unwrap();
+            debug_assert!(t >= self.now, "event scheduled in the past");
+            self.now = t;
+            let (k, i) = ev.code();
+            self.log.record(t.0, k, i);
+            match ev {
+                Event::ChannelArrival(c) => self.on_channel_arrival(c),
+                Event::PortWake(p) => {
+                    if self.ports[p as usize].wake_at == Some(t) {
+                        self.ports[p as usize].wake_at = None;
+                        self.kick_port(p);
+                    }
+                }
+                Event::SocketTimer(s) => self.on_socket_timer(s),
+                Event::AppTimer(a) => self.on_app_timer(a),
+                Event::FlowStart(f) => self.on_flow_start(f),
+            }
+        }
+        self.now = self.end;
+    }
+
+    fn on_channel_arrival(&mut self, c: u32) {
+        let now = self.now;
+        while let Some(pkt) = self.channels[c as usize].pop_arrived(now) {
+            let to = self.channels[c as usize].to;
+            if let Some(loss) = &mut self.losses[c as usize] {
+                if (!loss.data_only || pkt.is_data()) && loss.rng.bernoulli(loss.p) {
+                    self.books.dropped_frames += 1;
+                    self.books.dropped_bytes += pkt.l3_bytes as u64;
+                    continue;
+                }
+            }
+            self.deliver(to, pkt);
+        }
+        if let Some(t) = self.channels[c as usize].head_arrival() {
+            self.events.push(t, Event::ChannelArrival(c));
+        }
+    }
+
+    /// A frame reached node `at`.
+    fn deliver(&mut self, at: NodeId, pkt: Packet) {
+        match self.nodes[at as usize] {
+            NodeRole::Forwarder => {
+                let port = self.routes.port(at, pkt.dst);
+                debug_assert_ne!(port, NO_ROUTE, "validated scenarios have routes");
+                if port == NO_ROUTE {
+                    self.books.dropped_frames += 1;
+                    self.books.dropped_bytes += pkt.l3_bytes as u64;
+                    return;
+                }
+                self.enqueue_port(port, pkt);
+            }
+            NodeRole::Host(h) => {
+                debug_assert_eq!(pkt.dst, at);
+                self.books.delivered_frames += 1;
+                self.books.delivered_bytes += pkt.l3_bytes as u64;
+                self.host_receive(h, pkt);
+            }
+        }
+    }
+
+    /// Enqueue at a forwarding port; a refused frame is a tail drop.
+    fn enqueue_port(&mut self, port: u32, pkt: Packet) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if let Some(m) = p.monitor {
+            self.monitors[m as usize].advance(now, p.qdisc.stats());
+        }
+        let l3 = pkt.l3_bytes as u64;
+        match p.qdisc.enqueue(now, pkt) {
+            Ok(()) => {
+                self.books.queued_frames += 1;
+                self.books.queued_bytes += l3;
+                if let Some(m) = p.monitor {
+                    self.monitors[m as usize].on_queue(p.qdisc.stats());
+                }
+                self.kick_port(port);
+            }
+            Err(pkt) => {
+                p.qdisc.count_drop(DropCause::Tail, pkt.l2_bytes());
+                self.books.dropped_frames += 1;
+                self.books.dropped_bytes += l3;
+            }
+        }
+    }
+
+    /// Start the next frame on `port` if the transmitter is free (spec 06 §5.2).
+    fn kick_port(&mut self, port: u32) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if p.busy_until > now {
+            if p.wake_at.is_none_or(|t| t > p.busy_until) {
+                p.wake_at = Some(p.busy_until);
+                self.events.push(p.busy_until, Event::PortWake(port));
+            }
+            return;
+        }
+        if let Some(m) = p.monitor {
+            self.monitors[m as usize].advance(now, p.qdisc.stats());
+        }
+        match p.qdisc.dequeue(now, &NoFlows(p.rate_bps)) {
+            Dequeue::Frame(pkt) => {
+                self.books.queued_frames -= 1;
+                self.books.queued_bytes -= pkt.l3_bytes as u64;
+                let wire = pkt.wire_bytes(p.ipg_bytes);
+                let tx = Span::serialization(wire, p.rate_bps);
+                p.busy_until = now + tx;
+                if let Some(m) = p.monitor {
+                    self.monitors[m as usize].on_departure(pkt.flow, pkt.l2_bytes());
+                }
+                let more = p.qdisc.len_packets() > 0;
+                let busy_until = p.busy_until;
+                let host = p.host;
+                let ch = &mut self.channels[p.channel as usize];
+                let arrival = busy_until + ch.delay;
+                if ch.push(arrival, pkt) {
+                    self.events.push(arrival, Event::ChannelArrival(p.channel));
+                }
+                if more {
+                    p.wake_at = Some(busy_until);
+                    self.events.push(busy_until, Event::PortWake(port));
+                }
+                if let Some(h) = host {
+                    self.on_host_dequeue(h, &pkt);
+                }
+            }
+            Dequeue::WaitUntil(t) => {
+                if p.wake_at.is_none_or(|w| w > t) {
+                    p.wake_at = Some(t);
+                    self.events.push(t, Event::PortWake(port));
+                }
+            }
+            Dequeue::Empty => {}
+        }
+    }
+
+    /// A host NIC took a frame from the qdisc: release TSQ budget and retry
+    /// stalled sockets (spec 06 §2.8).
+    fn on_host_dequeue(&mut self, h: u32, pkt: &Packet) {
+        if pkt.kind == PacketKind::Tcp {
+            if let FlowEnds::Tcp(f) = self.flows[pkt.flow as usize] {
+                let s = if pkt.dir == 0 { f.initiator } else { f.acceptor };
+                let sock = &mut self.sockets[s as usize];
+                sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
+            }
+        }
+        if !self.hosts[h as usize].stalled.is_empty() {
+            let stalled = std::mem::take(&mut self.hosts[h as usize].stalled);
+            for s in stalled.iter().copied() {
+                self.pump(s);
+            }
+            // Reuse the allocation when nothing re-stalled in between.
+            let host = &mut self.hosts[h as usize];
+            if host.stalled.is_empty() {
+                let mut v = stalled;
+                v.clear();
+                host.stalled = v;
+            }
+        }
+    }
+
+    fn host_receive(&mut self, _h: u32, pkt: Packet) {
+        match pkt.kind {
+            PacketKind::Udp => {
+                let d = &mut self.udp_delivered[pkt.flow as usize];
+                d.0 += pkt.l3_bytes as u64 - 28;
+                d.1 += 1;
+            }
+            PacketKind::Tcp => {
+                let FlowEnds::Tcp(f) = self.flows[pkt.flow as usize] else { return };
+                let s = if pkt.dir == 0 { f.acceptor } else { f.initiator };
+                self.trace_catch_up(s);
+                let mut out = std::mem::take(&mut self.out);
+                self.sockets[s as usize].on_packet(self.now, &pkt, &mut out);
+                self.emit(s, &mut out);
+                self.out = out;
+                self.pump(s);
+            }
+        }
+    }
+
+    /// Let socket `s` send what it may, then queue its packets and arm its timer.
+    pub fn pump(&mut self, s: u32) {
+        let h = self.socket_host[s as usize];
+        let host = &self.hosts[h as usize];
+        let qlen = self.ports[host.port as usize].qdisc.len_packets();
+        let room = host.txqueuelen.saturating_sub(qlen);
+        let mut out = std::mem::take(&mut self.out);
+        let lim = self.sockets[s as usize].poll_transmit(self.now, room, &mut out);
+        self.emit(s, &mut out);
+        self.out = out;
+        if lim == SndLim::Stall {
+            let st = &mut self.hosts[h as usize].stalled;
+            if !st.contains(&s) {
+                st.push(s);
+            }
+        }
+        self.arm_socket_timer(s);
+        self.trace_observe(s);
+    }
+
+    /// Queue a socket's packets at its host's qdisc and start the NIC.
+    fn emit(&mut self, s: u32, out: &mut Vec<Packet>) {
+        if out.is_empty() {
+            return;
+        }
+        let h = self.socket_host[s as usize];
+        let port = self.hosts[h as usize].port;
+        let cap = self.hosts[h as usize].txqueuelen;
+        for pkt in out.drain(..) {
+            let p = &mut self.ports[port as usize];
+            let l3 = pkt.l3_bytes as u64;
+            let data = pkt.is_data();
+            let accepted = p.qdisc.len_packets() < cap && p.qdisc.enqueue(self.now, pkt).is_ok();
+            if accepted {
+                self.books.emitted_frames += 1;
+                self.books.emitted_bytes += l3;
+                self.books.queued_frames += 1;
+                self.books.queued_bytes += l3;
+                if data {
+                    self.books.data_packets += 1;
+                }
+            } else {
+                // Full IFQ: data never gets here (poll_transmit respects the room);
+                // pure ACKs and SYNs are dropped and counted (spec 06 §5.2, CHOICE).
+                debug_assert!(!data, "data segment refused by the IFQ");
+                p.qdisc.count_drop(DropCause::IfqFull, pkt.l2_bytes());
+                let sock = &mut self.sockets[s as usize];
+                sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
+            }
+        }
+        self.kick_port(port);
+    }
+
+    fn arm_socket_timer(&mut self, s: u32) {
+        if let Some(d) = self.sockets[s as usize].next_deadline() {
+            let d = d.max(self.now);
+            let at = &mut self.socket_timer_at[s as usize];
+            if at.is_none_or(|t| t > d) {
+                *at = Some(d);
+                self.events.push(d, Event::SocketTimer(s));
+            }
+        }
+    }
+
+    fn on_socket_timer(&mut self, s: u32) {
+        if self.socket_timer_at[s as usize] != Some(self.now) {
+            return; // superseded by an earlier event
+        }
+        self.socket_timer_at[s as usize] = None;
+        self.trace_catch_up(s);
+        let mut out = std::mem::take(&mut self.out);
+        self.sockets[s as usize].on_timer(self.now, &mut out);
+        self.emit(s, &mut out);
+        self.out = out;
+        self.pump(s);
+    }
+
+    fn on_flow_start(&mut self, f: u32) {
+        match self.flows[f as usize] {
+            FlowEnds::Tcp(tf) => {
+                let s = tf.initiator;
+                let mut out = std::mem::take(&mut self.out);
+                self.sockets[s as usize].open(self.now, &mut out);
+                self.emit(s, &mut out);
+                self.out = out;
+                self.arm_socket_timer(s);
+            }
+            FlowEnds::Udp(a) => self.on_app_timer(a),
+        }
+    }
+
+    fn on_app_timer(&mut self, a: u32) {
+        let app = &mut self.udp[a as usize];
+        let Some(pkt) = app.fire(self.now) else { return };
+        let next = app.next_at;
+        let h = app.host;
+        let port = self.hosts[h as usize].port;
+        let cap = self.hosts[h as usize].txqueuelen;
+        let p = &mut self.ports[port as usize];
+        let l3 = pkt.l3_bytes as u64;
+        if p.qdisc.len_packets() < cap && p.qdisc.enqueue(self.now, pkt).is_ok() {
+            self.books.emitted_frames += 1;
+            self.books.emitted_bytes += l3;
+            self.books.queued_frames += 1;
+            self.books.queued_bytes += l3;
+            self.books.data_packets += 1;
+        } else {
+            p.qdisc.count_drop(DropCause::IfqFull, pkt.l2_bytes());
+        }
+        self.kick_port(port);
+        if let Some(t) = next {
+            self.events.push(t, Event::AppTimer(a));
+        }
+    }
+
+    fn trace_catch_up(&mut self, s: u32) {
+        if let Some(ti) = self.socket_trace[s as usize] {
+            let tr = &mut self.traces[ti as usize];
+            let (a, b) = (&self.sockets[tr.sender as usize], &self.sockets[tr.receiver as usize]);
+            tr.catch_up(self.now, a, b, &mut self.tcp_cols);
+        }
+    }
+
+    fn trace_observe(&mut self, s: u32) {
+        if let Some(ti) = self.socket_trace[s as usize] {
+            let tr = &mut self.traces[ti as usize];
+            let (a, b) = (&self.sockets[tr.sender as usize], &self.sockets[tr.receiver as usize]);
+            tr.observe(self.now, a, b, &mut self.tcp_cols);
+        }
+    }
+}

@@ -1,0 +1,736 @@
+//! Scenario input (spec 00 §2.1–2.3): every malformed input is an `InputError`
+//! naming the file, the exact key path and what was expected.
+
+use std::path::{Path, PathBuf};
+
+use lfnlab_core::engine::time::Span;
+use lfnlab_core::host::tcp::config::{AckPolicy, BufferSemantics, InitialWindow, RecoveryCwnd};
+use lfnlab_core::scenario::model::{FlowKind, NodeKind, TraceMode};
+use lfnlab_core::scenario::units::{ByteSize, Rate, TimeSpan};
+use lfnlab_core::scenario::{
+    load_file, load_json, load_str, tcp_config, to_toml, Scenario, PROFILES,
+};
+use lfnlab_core::InputError;
+
+fn dumbbell_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dumbbell.toml")
+}
+
+fn dumbbell_text() -> String {
+    std::fs::read_to_string(dumbbell_path()).expect("examples/dumbbell.toml")
+}
+
+/// A small valid scenario: host a — router r — host b.
+const BASE: &str = r#"
+[sim]
+duration = "10s"
+
+[[node]]
+name = "a"
+kind = "host"
+
+[[node]]
+name = "r"
+kind = "router"
+
+[[node]]
+name = "b"
+kind = "host"
+
+[[link]]
+from = "a"
+to = "r"
+rate = "1Gbps"
+delay = "1ms"
+
+[[link]]
+from = "r"
+to = "b"
+rate = "100Mbps"
+delay = "10ms"
+
+[[flow]]
+name = "f"
+kind = "tcp_bulk"
+from = "a"
+to = "b"
+cc = "newreno"
+"#;
+
+fn load(text: &str) -> Result<Scenario, InputError> {
+    load_str(text, "test.toml", &[])
+}
+
+fn load_with(text: &str, sets: &[&str]) -> Result<Scenario, InputError> {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    load_str(text, "test.toml", &sets)
+}
+
+/// Asserts an error's file, exact key path and a fragment of its message.
+#[track_caller]
+fn assert_err(result: Result<Scenario, InputError>, file: &str, key_path: &str, fragment: &str) {
+    let e = result.expect_err("expected an InputError");
+    assert_eq!(e.file, file, "file of {e}");
+    assert_eq!(e.key_path, key_path, "key path of {e}");
+    assert!(
+        e.message.contains(fragment),
+        "message of {e} should contain {fragment:?}"
+    );
+}
+
+/// BASE with `text` replaced by `with` (which must occur).
+fn edit(text: &str, with: &str) -> String {
+    assert!(BASE.contains(text), "{text:?} not in BASE");
+    BASE.replacen(text, with, 1)
+}
+
+#[test]
+fn base_resolves_with_every_default() {
+    let s = load(BASE).unwrap();
+    assert_eq!(s.sim.name.as_deref(), Some("test"));
+    assert_eq!(s.sim.seed, Some(1));
+    let trace = s.sim.trace.as_ref().unwrap();
+    assert_eq!(
+        (trace.mode, trace.bin),
+        (
+            Some(TraceMode::Bin),
+            Some(TimeSpan::from_span(Span::from_ms(10)))
+        )
+    );
+    let a = &s.node[0];
+    assert_eq!(a.nic_rate, Some(Rate::from_bps(1_000_000_000)));
+    assert_eq!(
+        (a.txqueuelen, a.ipg_bytes, a.mtu, a.ip_version),
+        (Some(1000), Some(12), Some(1500), Some(4))
+    );
+    assert_eq!(a.qdisc.as_ref().unwrap().kind, "pfifo");
+    assert_eq!(a.profile, None);
+    let r = &s.node[1];
+    assert_eq!(
+        (r.kind, r.nic_rate, r.txqueuelen),
+        (NodeKind::Router, None, None)
+    );
+    // a->r: the host side has no link queue; r's reverse egress never drops.
+    assert_eq!(s.link[0].queue, None);
+    let rev = s.link[0].reverse_queue.as_ref().unwrap();
+    assert_eq!(
+        (rev.kind.as_str(), rev.limit, rev.limit_packets),
+        ("droptail", None, None)
+    );
+    let q = s.link[1].queue.as_ref().unwrap();
+    assert_eq!(
+        (q.kind.as_str(), q.limit, q.limit_packets),
+        ("droptail", None, Some(1000))
+    );
+    assert_eq!(s.link[1].reverse_queue, None);
+    let f = &s.flow[0];
+    assert_eq!(f.profile.as_deref(), Some("linux-modern"));
+    assert_eq!(f.start, Some(TimeSpan::ZERO));
+    assert_eq!(f.sndbuf, Some(ByteSize::from_bytes(4 << 20)));
+    assert_eq!(f.rcvbuf, Some(ByteSize::from_bytes(6 << 20)));
+    assert_eq!((f.bytes, f.stop, f.rate, f.size), (None, None, None, None));
+    let tcp = f.tcp.as_ref().unwrap();
+    assert_eq!(tcp.iw.as_deref(), Some("10"));
+    assert_eq!(tcp.recovery_cwnd.as_deref(), Some("prr"));
+    assert_eq!(tcp.rto_init, Some(TimeSpan::from_span(Span::from_secs(1))));
+}
+
+#[test]
+fn unknown_key() {
+    let text = edit("delay = \"1ms\"\n", "delay = \"1ms\"\ncolour = \"red\"\n");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[0].colour",
+        "unknown key \"colour\"",
+    );
+    let text = edit("[sim]\n", "[sim]\nseeds = 3\n");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "sim.seeds",
+        "unknown key \"seeds\"",
+    );
+    assert_err(
+        load(&format!("{BASE}\n[extra]\nx = 1\n")),
+        "test.toml",
+        "extra",
+        "unknown key \"extra\"",
+    );
+    let text = format!("{BASE}tcp = {{ ack_polcy = \"delayed\" }}\n");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "flow[0].tcp.ack_polcy",
+        "expected",
+    );
+}
+
+#[test]
+fn bare_number() {
+    let text = edit("rate = \"1Gbps\"", "rate = 500");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[0].rate",
+        "expected a rate string with a unit, such as \"500Mbps\" or \"62.5MB/s\", got the bare number 500",
+    );
+    let text = edit("delay = \"10ms\"", "delay = 0.01");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[1].delay",
+        "expected a time string with a unit",
+    );
+}
+
+#[test]
+fn wrong_unit() {
+    let text = edit("rate = \"1Gbps\"", "rate = \"500Mb\"");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[0].rate",
+        "unknown unit \"Mb\"",
+    );
+    let e = load(&text).unwrap_err();
+    assert!(
+        e.message.contains("Mbps") && e.message.contains("MB/s"),
+        "{e}"
+    );
+    let text = edit("delay = \"1ms\"", "delay = \"1\"");
+    assert_err(load(&text), "test.toml", "link[0].delay", "no unit");
+    let text = edit("rate = \"1Gbps\"", "rate = \"0.5bps\"");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[0].rate",
+        "not a whole number of bit/s",
+    );
+}
+
+#[test]
+fn negative_delay() {
+    let text = edit("delay = \"10ms\"", "delay = \"-5ms\"");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[1].delay",
+        "must not be negative",
+    );
+}
+
+#[test]
+fn link_to_unknown_node() {
+    let text = edit("to = \"b\"\nrate", "to = \"x\"\nrate");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[1].to",
+        "no node named \"x\"",
+    );
+    let text = edit("from = \"a\"\nto = \"r\"", "from = \"q\"\nto = \"r\"");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[0].from",
+        "no node named \"q\"",
+    );
+}
+
+#[test]
+fn missing_required_field() {
+    let text = edit("rate = \"100Mbps\"\n", "");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[1].rate",
+        "missing required key \"rate\"",
+    );
+    let text = edit("duration = \"10s\"\n", "");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "sim.duration",
+        "missing required key",
+    );
+    let text = edit("[sim]\nduration = \"10s\"\n", "");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "sim",
+        "missing required key \"sim\"",
+    );
+    let text = edit("kind = \"router\"\n", "");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "node[1].kind",
+        "missing required key \"kind\"",
+    );
+}
+
+#[test]
+fn toml_syntax_error() {
+    let text = edit("delay = \"1ms\"", "delay = \"1ms");
+    let e = load(&text).unwrap_err();
+    assert_eq!((e.file.as_str(), e.key_path.as_str()), ("test.toml", ""));
+    // `delay = "1ms` is on line 21 of BASE.
+    assert_eq!(
+        text.lines()
+            .position(|l| l == "delay = \"1ms")
+            .map(|i| i + 1),
+        Some(21)
+    );
+    assert!(
+        e.message
+            .starts_with("TOML syntax error at line 21, column"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_congestion_control() {
+    let text = edit("cc = \"newreno\"", "cc = \"cubix\"");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "flow[0].cc",
+        "unknown congestion control \"cubix\"; expected one of",
+    );
+    let text = edit("cc = \"newreno\"", "cc = \"vegas\"");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "flow[0].cc",
+        "congestion control \"vegas\" is not implemented yet",
+    );
+}
+
+#[test]
+fn profile_default_cc_must_exist() {
+    // linux-2.4 defaults to newreno; linux-modern to cubic, which is not implemented yet.
+    let text = edit("cc = \"newreno\"", "profile = \"linux-2.4\"");
+    let s = load(&text).unwrap();
+    assert_eq!(s.flow[0].cc.as_deref(), Some("newreno"));
+    let text = edit("cc = \"newreno\"\n", "");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "flow[0].cc",
+        "defaults to \"cubic\"",
+    );
+    let text = edit(
+        "cc = \"newreno\"",
+        "cc = \"newreno\"\nprofile = \"linux-3\"",
+    );
+    assert_err(
+        load(&text),
+        "test.toml",
+        "flow[0].profile",
+        "unknown TCP profile \"linux-3\"",
+    );
+}
+
+#[test]
+fn duplicate_node_name() {
+    let text = edit("name = \"r\"", "name = \"a\"");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "node[1].name",
+        "duplicate node name \"a\": node[0]",
+    );
+}
+
+#[test]
+fn switch_is_not_implemented() {
+    let text = edit("kind = \"router\"", "kind = \"switch\"");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "node[1].kind",
+        "the switch model is not implemented yet",
+    );
+}
+
+#[test]
+fn host_keys_on_a_router() {
+    let text = edit("kind = \"router\"", "kind = \"router\"\ntxqueuelen = 100");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "node[1].txqueuelen",
+        "applies to hosts only",
+    );
+}
+
+#[test]
+fn queue_at_a_host_egress() {
+    let text = edit(
+        "delay = \"1ms\"",
+        "delay = \"1ms\"\nqueue = { kind = \"droptail\", limit = \"64KiB\" }",
+    );
+    assert_err(
+        load(&text),
+        "test.toml",
+        "link[0].queue",
+        "set txqueuelen on the node",
+    );
+}
+
+#[test]
+fn no_route_between_flow_ends() {
+    // Hosts carry exactly one link, so a host never joins two others: the
+    // unroutable case is two islands, a—r and s—b.
+    let text = BASE
+        .replacen("from = \"r\"\nto = \"b\"", "from = \"s\"\nto = \"b\"", 1)
+        .replacen(
+            "[[node]]\nname = \"b\"",
+            "[[node]]\nname = \"s\"\nkind = \"router\"\n\n[[node]]\nname = \"b\"",
+            1,
+        );
+    assert_err(
+        load(&text),
+        "test.toml",
+        "flow[0]",
+        "no route from \"a\" to \"b\"",
+    );
+    // A host in the middle is refused on its own account: it has two links.
+    let text = edit("kind = \"router\"", "kind = \"host\"");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "node[1]",
+        "must have exactly one link",
+    );
+}
+
+#[test]
+fn flow_ends_must_be_hosts() {
+    let text = edit("to = \"b\"\ncc", "to = \"r\"\ncc");
+    assert_err(load(&text), "test.toml", "flow[0].to", "\"r\" is a router");
+}
+
+#[test]
+fn tcp_keys_are_checked_where_they_are_written() {
+    let text = format!("{BASE}tcp = {{ recovery_cwnd = \"fast\" }}\n");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "flow[0].tcp.recovery_cwnd",
+        "got \"fast\"",
+    );
+    let text = edit(
+        "kind = \"host\"\n",
+        "kind = \"host\"\ntcp = { ack_policy = \"sometimes\" }\n",
+    );
+    assert_err(
+        load(&text),
+        "test.toml",
+        "node[0].tcp.ack_policy",
+        "\"per_segment\"",
+    );
+    let text = format!("{BASE}tcp = {{ rto_min = \"200s\" }}\n");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "flow[0].tcp.rto_min",
+        "must not exceed rto_max",
+    );
+}
+
+#[test]
+fn udp_cbr_flows() {
+    let udp = "\n[[flow]]\nname = \"u\"\nkind = \"udp_cbr\"\nfrom = \"b\"\nto = \"a\"\n";
+    assert_err(
+        load(&format!("{BASE}{udp}")),
+        "test.toml",
+        "flow[1].rate",
+        "needs a rate",
+    );
+    let s = load(&format!("{BASE}{udp}rate = \"10Mbps\"\n")).unwrap();
+    assert_eq!(s.flow[1].kind, FlowKind::UdpCbr);
+    assert_eq!(
+        (s.flow[1].size, s.flow[1].stop),
+        (Some(1500), s.sim.duration)
+    );
+    assert_eq!(s.flow[1].tcp, None);
+    assert_err(
+        load(&format!("{BASE}{udp}rate = \"10Mbps\"\ncc = \"reno\"\n")),
+        "test.toml",
+        "flow[1].cc",
+        "tcp_bulk flows only",
+    );
+    assert_err(
+        load(&format!("{BASE}{udp}rate = \"10Mbps\"\nsize = 9000\n")),
+        "test.toml",
+        "flow[1].size",
+        "28 to 1500",
+    );
+    assert_err(
+        load(&format!("{BASE}stop = \"1s\"\n")),
+        "test.toml",
+        "flow[0].stop",
+        "udp_cbr flows only",
+    );
+}
+
+#[test]
+fn monitors_name_an_existing_link() {
+    let ok = load(&format!(
+        "{BASE}\n[[monitor]]\nlink = \"b->r\"\nbin = \"1ms\"\n"
+    ))
+    .unwrap();
+    assert_eq!(ok.monitor[0].link, "b->r");
+    let text = format!("{BASE}\n[[monitor]]\nlink = \"a->b\"\nbin = \"1ms\"\n");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "monitor[0].link",
+        "no link joins \"a\" and \"b\"",
+    );
+    let text = format!("{BASE}\n[[monitor]]\nlink = \"a-b\"\nbin = \"1ms\"\n");
+    assert_err(
+        load(&text),
+        "test.toml",
+        "monitor[0].link",
+        "expected \"a->b\"",
+    );
+}
+
+#[test]
+fn set_is_applied() {
+    let text = dumbbell_text();
+    let sets = [
+        "link[1].queue.limit=256KiB",
+        "sim.duration=10s",
+        "flow[0].tcp.ack_policy=per_segment",
+        "sim.seed=7",
+    ];
+    let s = load_with(&text, &sets).unwrap();
+    assert_eq!(
+        s.link[1].queue.as_ref().unwrap().limit,
+        Some(ByteSize::from_bytes(256 << 10))
+    );
+    assert_eq!(
+        s.sim.duration,
+        Some(TimeSpan::from_span(Span::from_secs(10)))
+    );
+    assert_eq!(s.sim.seed, Some(7));
+    assert_eq!(
+        s.flow[0].tcp.as_ref().unwrap().ack_policy.as_deref(),
+        Some("per_segment")
+    );
+    let s = load_with(
+        &text,
+        &["link[1].queue={ kind = \"droptail\", limit_packets = 50 }"],
+    )
+    .unwrap();
+    let q = s.link[1].queue.as_ref().unwrap();
+    assert_eq!((q.limit, q.limit_packets), (None, Some(50)));
+}
+
+#[test]
+fn set_errors() {
+    let text = dumbbell_text();
+    assert_err(
+        load_with(&text, &["link[2].rate=1Gbps"]),
+        "--set",
+        "link[2].rate",
+        "out of range: link has 2 entries",
+    );
+    assert_err(
+        load_with(&text, &["sim.duration.x=1"]),
+        "--set",
+        "sim.duration.x",
+        "not a table",
+    );
+    assert_err(
+        load_with(&text, &["sim.duration"]),
+        "--set",
+        "",
+        "expected KEY=VALUE",
+    );
+    assert_err(
+        load_with(&text, &["link[x].rate=1"]),
+        "--set",
+        "link[x].rate",
+        "malformed key",
+    );
+    assert_err(load_with(&text, &["=1"]), "--set", "", "malformed key");
+    // A bad value given with --set is reported against --set, at its key path.
+    assert_err(
+        load_with(&text, &["link[1].queue.limit=256"]),
+        "--set",
+        "link[1].queue.limit",
+        "bare number 256",
+    );
+    assert_err(
+        load_with(&text, &["flow[0].cc=cubix"]),
+        "--set",
+        "flow[0].cc",
+        "unknown congestion control",
+    );
+    assert_err(
+        load_with(&text, &["link[0].colour=red"]),
+        "--set",
+        "link[0].colour",
+        "unknown key",
+    );
+}
+
+#[test]
+fn dumbbell_loads_and_round_trips() {
+    let path = dumbbell_path();
+    let s = load_file(&path, &[]).unwrap();
+    assert_eq!(s.sim.name.as_deref(), Some("dumbbell"));
+    assert_eq!(s.link[1].rate, Rate::from_bps(500_000_000));
+    assert_eq!(
+        s.link[1].queue.as_ref().unwrap().limit,
+        Some(ByteSize::from_bytes(128 << 10))
+    );
+    assert_eq!(s.flow[0].sndbuf, Some(ByteSize::from_bytes(32 << 20)));
+    let text = to_toml(&s);
+    let again = load_str(&text, "elsewhere.toml", &[]).unwrap();
+    assert_eq!(again, s, "round trip through:\n{text}");
+    assert_eq!(to_toml(&again), text);
+    // Every resolved value is visible.
+    for key in [
+        "seed = 1",
+        "mode = \"bin\"",
+        "txqueuelen = 1000",
+        "rto_init = \"1s\"",
+        "limit = \"128KiB\"",
+    ] {
+        assert!(text.contains(key), "{key} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn every_profile_round_trips() {
+    for profile in PROFILES {
+        let text = edit(
+            "cc = \"newreno\"",
+            &format!("cc = \"reno\"\nprofile = \"{profile}\"\nbytes = \"10MB\""),
+        );
+        let s = load(&text).unwrap();
+        assert_eq!(load(&to_toml(&s)).unwrap(), s, "{profile}");
+        let cfg = tcp_config(&s, 0);
+        assert_eq!((cfg.sndbuf_bytes, cfg.rcvbuf_bytes), (4 << 20, 6 << 20));
+    }
+}
+
+#[test]
+fn json_equals_toml() {
+    let path = dumbbell_path();
+    let from_file = load_file(&path, &[]).unwrap();
+    let value: toml::Value = toml::from_str(&dumbbell_text()).unwrap();
+    let json = serde_json::to_string(&value).unwrap();
+    assert_eq!(load_json(&json, "dumbbell.json", &[]).unwrap(), from_file);
+    // Same checks, same key paths.
+    let bad = json.replace("\"500Mbps\"", "500");
+    assert_ne!(bad, json);
+    assert_err(
+        load_json(&bad, "<dict>", &[]),
+        "<dict>",
+        "link[1].rate",
+        "got the bare number 500",
+    );
+    let sets = vec!["sim.seed=3".to_string()];
+    assert_eq!(load_json(&json, "<dict>", &sets).unwrap().sim.seed, Some(3));
+}
+
+#[test]
+fn tcp_config_of_a_resolved_flow() {
+    let text = edit(
+        "cc = \"newreno\"",
+        "cc = \"newreno\"\nprofile = \"linux-2.6\"\nsndbuf = \"1MiB\"\ntcp = { buffer_semantics = \"setsockopt\", abc_l = 0 }",
+    );
+    let s = load(&text).unwrap();
+    let cfg = tcp_config(&s, 0);
+    assert_eq!(cfg.iw, InitialWindow::Rfc3390);
+    assert_eq!(cfg.recovery_cwnd, RecoveryCwnd::RateHalving);
+    assert_eq!(cfg.ack_policy, AckPolicy::LinuxQuickack);
+    assert_eq!(cfg.abc_l, u32::MAX);
+    assert_eq!(cfg.sndbuf_bytes, 2 << 20);
+    assert_eq!(cfg.rcvbuf_bytes, 12 << 20);
+    assert_eq!(cfg.rto_init, Span::from_secs(3));
+    assert_eq!(
+        s.flow[0].tcp.as_ref().unwrap().buffer_semantics.as_deref(),
+        Some(BufferSemantics::Setsockopt.as_str())
+    );
+}
+
+#[test]
+fn host_profile_and_tcp_reach_the_flow() {
+    let text = edit(
+        "kind = \"host\"\n",
+        "kind = \"host\"\nprofile = \"linux-2.4\"\ntcp = { ack_policy = \"per_segment\", abc_l = 2 }\n",
+    );
+    let text = text.replacen(
+        "cc = \"newreno\"",
+        "cc = \"newreno\"\ntcp = { abc_l = 3 }",
+        1,
+    );
+    let s = load(&text).unwrap();
+    let tcp = s.flow[0].tcp.as_ref().unwrap();
+    assert_eq!(s.flow[0].profile.as_deref(), Some("linux-2.4"));
+    assert_eq!(
+        (tcp.ack_policy.as_deref(), tcp.abc_l, tcp.iw.as_deref()),
+        (Some("per_segment"), Some(3), Some("2"))
+    );
+}
+
+#[test]
+fn malformed_inputs_never_panic() {
+    let text = dumbbell_text();
+    // Every prefix of a valid file and a few mutations: errors, never panics.
+    for cut in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
+        let _ = load(&text[..cut]);
+    }
+    for (from, to) in [
+        ("\"", ""),
+        ("=", "=="),
+        ("]", ""),
+        ("1", "-1"),
+        ("s\"", "\""),
+        ("kind", "knd"),
+    ] {
+        let _ = load(&text.replacen(from, to, 3));
+    }
+    let _ = load_json("{\"sim\": {\"duration\": [null]}}", "<dict>", &[]);
+    let _ = load_json(
+        "{\"node\": [{\"name\": \"a\", \"kind\": {}}]}",
+        "<dict>",
+        &[],
+    );
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Any single-character edit of a valid file loads or fails with an InputError.
+        #[test]
+        fn mutated_file(at in 0usize..2000, with in "[ -~\n]{0,3}") {
+            let text = dumbbell_text();
+            let mut at = at % (text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let end = (at + 1..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
+            let mutated = format!("{}{with}{}", &text[..at], &text[end..]);
+            let _ = load(&mutated);
+        }
+
+        /// Any --set argument loads or fails with an InputError.
+        #[test]
+        fn arbitrary_set(arg in "[a-z_\\[\\]0-9.=\"{} ,-]{0,40}") {
+            let _ = load_with(&dumbbell_text(), &[arg.as_str()]);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+"""Stubs of the private native module (crates/lfnlab-py/src/lib.rs).
+
+Use the public API in :mod:`lfnlab` instead. Errors are raised as the classes of
+:mod:`lfnlab.errors`.
+"""
+
+import os
+
+__version__: str
+
+def load_scenario_file(path: str | os.PathLike[str], sets: list[str] = ...) -> str:
+    """Load a scenario file, apply ``KEY=VALUE`` overrides, return the resolved TOML.
+
+    Raises InvalidInputError.
+    """
+
+def load_scenario_dict(json: str, origin: str = "<dict>", sets: list[str] = ...) -> str:
+    """Load a scenario given as JSON text, apply overrides, return the resolved TOML.
+
+    Raises InvalidInputError.
+    """
+
+def run_scenario(
+    resolved_toml: str,
+    out_dir: str | os.PathLike[str] | None = None,
+    origin: str = "<scenario>",
+) -> tuple[str, dict[str, bytes]]:
+    """Run a resolved scenario with the GIL released.
+
+    Returns the summary as JSON text and the tables ``flows``, ``tcp`` and ``queues``
+    as Arrow IPC stream bytes. Writes the result directory when ``out_dir`` is given.
+    Raises InvalidInputError, SimulationError or OutputError.
+    """
+
+def cli_main(argv: list[str]) -> int:
+    """Run the ``lfnlab`` command line (``argv[0]`` is the program name); return its exit status."""

@@ -1,0 +1,83 @@
+"""The ``lfnlab`` console script.
+
+``lfnlab plot RESULT_DIR [--out FILE]`` is handled here (it needs matplotlib);
+every other verb (run, validate, reproduce, sweep, bench) is the Rust command
+line, run in-process through ``lfnlab._native.cli_main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn, Optional
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_INVALID_INPUT = 2
+
+
+def _plot(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="lfnlab plot",
+        description="Draw goodput and cwnd over time of a result directory written by `lfnlab run`.",
+    )
+    parser.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
+    parser.add_argument(
+        "--out", metavar="FILE", type=Path, default=None, help="figure file (default: RESULT_DIR/goodput_cwnd.png)"
+    )
+    args = parser.parse_args(argv)  # exits with status 2 on a usage error
+
+    from .errors import LfnlabError
+    from .plot import goodput_cwnd
+    from .result import load_result
+
+    try:
+        result = load_result(args.result_dir)
+    except LfnlabError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    out = args.out if args.out is not None else args.result_dir / "goodput_cwnd.png"
+    try:
+        written = goodput_cwnd(result, out)
+    except OSError as e:
+        print(f"error: {out}: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+    print(f"figure in {written}")
+    return EXIT_OK
+
+
+def run_cli(argv: Sequence[str]) -> int:
+    """Run the command line ``argv`` (``argv[0]`` the program name); return the exit status."""
+    argv = list(argv)
+    if len(argv) >= 2 and argv[1] == "plot":
+        try:
+            return _plot(argv[2:])
+        except SystemExit as e:  # argparse: --help (0) or usage error (2)
+            return e.code if isinstance(e.code, int) else EXIT_INVALID_INPUT
+        except Exception as e:  # no traceback for the user; the message is the report
+            print(f"error: internal error (please report): {type(e).__name__}: {e}", file=sys.stderr)
+            return EXIT_FAILURE
+    from . import _native
+
+    # The run happens in Rust, which never looks at Python's SIGINT flag: let Ctrl-C
+    # end the process as it would end the native binary.
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return int(_native.cli_main(argv))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> NoReturn:
+    """Entry point of the ``lfnlab`` console script."""
+    args = list(sys.argv if argv is None else argv)
+    if args:
+        args[0] = "lfnlab"
+    sys.exit(run_cli(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Running scenarios and reading their results (the files of a result directory).
+
+``run`` returns the tables straight from memory (Arrow IPC from the core);
+``load_result`` reads a directory written by ``run(..., out=DIR)`` or by
+``lfnlab run``. Both give the same :class:`Result`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+from . import _native
+from .errors import OutputError
+from .scenario import Scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Result", "run", "load_result", "TABLES", "RESULT_FILES"]
+
+#: The tables of a run, in the order of the result directory.
+TABLES = ("flows", "tcp", "queues")
+#: The files of a result directory.
+RESULT_FILES = ("summary.json", "flows.parquet", "tcp.parquet", "queues.parquet", "scenario.toml")
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """The outcome of one run.
+
+    Attributes:
+        summary: ``summary.json`` as a dict (scenario, seed, duration_s, wall_seconds,
+            events_executed, per-flow goodput_bps, retransmitted_segments, timeouts, queues, ...).
+        flows: per flow and monitor bin: ``monitor, flow, t, bytes, packets``.
+        tcp: per TCP connection, the Web100-like trace: ``t, flow, srtt, ..., cwnd, ..., bytes_acked, bytes_read``.
+        queues: per queue and bin: ``queue, t, bytes, packets, max_bytes, drops, enqueued``.
+        scenario_toml: the scenario exactly as run, when known.
+        out_dir: the result directory, if one was written or read.
+    """
+
+    summary: dict[str, Any]
+    flows: pd.DataFrame = field(repr=False)
+    tcp: pd.DataFrame = field(repr=False)
+    queues: pd.DataFrame = field(repr=False)
+    scenario_toml: str | None = field(default=None, repr=False)
+    out_dir: Path | None = None
+
+    @property
+    def name(self) -> str:
+        """The scenario name."""
+        return str(self.summary.get("scenario", ""))
+
+    def table(self, name: str) -> pd.DataFrame:
+        """One of ``flows``, ``tcp``, ``queues`` by name."""
+        if name not in TABLES:
+            raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}")
+        frame: pd.DataFrame = getattr(self, name)
+        return frame
+
+
+def _frame_from_ipc(data: bytes) -> pd.DataFrame:
+    import pyarrow as pa
+
+    with pa.ipc.open_stream(pa.py_buffer(data)) as reader:
+        return reader.read_all().to_pandas()
+
+
+def _frame_from_parquet(path: Path) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path).to_pandas()
+
+
+def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Result:
+    """Run a scenario to completion; write its result directory too if ``out`` is given.
+
+    ``scenario`` is a :class:`Scenario` or the path of a scenario file. The GIL is
+    released during the run, so other Python threads keep going.
+
+    Raises InvalidInputError, SimulationError or OutputError (an existing ``out`` that
+    is not an lfnlab result directory is never replaced).
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario.from_file(scenario)
+    out_dir = None if out is None else Path(out)
+    summary_json, tables = _native.run_scenario(
+        scenario.to_toml(), None if out_dir is None else os.fspath(out_dir), scenario.origin
+    )
+    return Result(
+        summary=json.loads(summary_json),
+        flows=_frame_from_ipc(tables["flows"]),
+        tcp=_frame_from_ipc(tables["tcp"]),
+        queues=_frame_from_ipc(tables["queues"]),
+        scenario_toml=scenario.to_toml(),
+        out_dir=out_dir,
+    )
+
+
+def load_result(directory: str | os.PathLike[str]) -> Result:
+    """Read a result directory (``summary.json``, three Parquet tables, ``scenario.toml``).
+
+    Raises OutputError if it is not a complete lfnlab result directory.
+    """
+    d = Path(directory)
+    missing = [f for f in RESULT_FILES if not (d / f).is_file()]
+    if missing:
+        raise OutputError(f"{d}: not an lfnlab result directory (missing {', '.join(missing)})")
+    return Result(
+        summary=json.loads((d / "summary.json").read_text(encoding="utf-8")),
+        flows=_frame_from_parquet(d / "flows.parquet"),
+        tcp=_frame_from_parquet(d / "tcp.parquet"),
+        queues=_frame_from_parquet(d / "queues.parquet"),
+        scenario_toml=(d / "scenario.toml").read_text(encoding="utf-8"),
+        out_dir=d,
+    )
+
