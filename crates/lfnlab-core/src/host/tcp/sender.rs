@@ -39,6 +39,9 @@ pub struct SenderStats {
     pub dsacks: u64,
     pub bytes_acked: u64,
     pub last_sack_blocks: u64,
+    /// Completed rounds: a round ends at the first ACK ≥ the snd_max recorded
+    /// when it began (spec 06 §4.1 `on_round_end`).
+    pub rounds: u64,
 }
 
 /// A segment chosen for transmission.
@@ -99,6 +102,7 @@ pub struct Sender {
     lim_since: SimTime,
     pub lim_time: [Span; 5],
     pub established: bool,
+    round_end: u64,
 }
 
 impl Sender {
@@ -145,6 +149,7 @@ impl Sender {
             lim_since: SimTime::ZERO,
             lim_time: [Span::ZERO; 5],
             established: false,
+            round_end: 0,
         }
     }
 
@@ -270,6 +275,10 @@ impl Sender {
         }
         if advanced {
             self.delivered_time = now;
+            if ack >= self.round_end && self.round_end > 0 {
+                self.stats.rounds += 1;
+                self.round_end = self.snd_max;
+            }
         }
 
         // RTT sample (spec 06 §2.6): TSecr with timestamps, else Karn.
@@ -585,6 +594,9 @@ impl Sender {
                     app_limited: self.app_limited_until > 0,
                 });
                 self.snd_max = seg.start + seg.len as u64;
+                if self.round_end == 0 {
+                    self.round_end = self.snd_max;
+                }
             }
         }
         if self.state == CaState::Recovery {

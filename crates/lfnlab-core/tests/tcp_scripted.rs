@@ -1,0 +1,172 @@
+//! Tier (b): scripted packet tests of the TCP state machine. A socket is
+//! driven by hand with packets and timer expiries at chosen times.
+
+mod common;
+use common::Path06;
+use lfnlab_core::engine::time::{SimTime, Span};
+use lfnlab_core::host::cc;
+use lfnlab_core::host::cc::reno::Basis;
+use lfnlab_core::host::tcp::socket::{Addr, TcpSocket};
+use lfnlab_core::net::packet::{Packet, flags};
+use lfnlab_core::scenario;
+
+fn socket(tcp: &'static str) -> TcpSocket {
+    let p = Path06 { tcp, ..Default::default() };
+    let sc = scenario::load_str(&p.toml(), "t.toml", &[]).unwrap();
+    let cfg = scenario::tcp_config(&sc, 0);
+    let addr = Addr { flow: 0, dir: 0, local: 0, remote: 2, ip_header_bytes: 20, mtu: 1500 };
+    TcpSocket::new(addr, &cfg, cc::create("newreno", Basis::Cwnd).unwrap())
+}
+
+fn ms(x: u64) -> SimTime {
+    SimTime(Span::from_ms(x).0)
+}
+
+/// Open the connection; the SYN-ACK arrives after exactly 100 ms (first R).
+fn handshake(s: &mut TcpSocket) -> Vec<Packet> {
+    let mut out = Vec::new();
+    s.open(SimTime::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    let mut sa = syn;
+    sa.tcp.flags = flags::SYN | flags::ACK;
+    sa.tcp.ts_ecr = syn.tcp.ts_val;
+    sa.tcp.wnd_bytes = 65535;
+    s.on_packet(ms(100), &sa, &mut out);
+    out.clear();
+    out
+}
+
+/// Successive RTO intervals when no ACK ever comes back.
+fn rto_intervals(s: &mut TcpSocket, n: usize) -> Vec<Span> {
+    let mut out = Vec::new();
+    s.poll_transmit(ms(100), 100, &mut out);
+    assert!(!out.is_empty());
+    let mut t = s.rto_deadline.unwrap();
+    let mut last = ms(100);
+    let mut v = Vec::new();
+    for _ in 0..n {
+        v.push(t.since(last));
+        last = t;
+        out.clear();
+        s.on_timer(t, &mut out);
+        s.poll_transmit(t, 100, &mut out);
+        assert_eq!(out.len(), 1, "one retransmission per timeout");
+        t = s.rto_deadline.unwrap();
+    }
+    v
+}
+
+/// spec 06 §7 V7: first R = 100 ms → `linux` RTO 300 ms, doubling to rto_max (120 s).
+#[test]
+fn v7_linux_rto_and_backoff() {
+    let mut s = socket("");
+    handshake(&mut s);
+    let v = rto_intervals(&mut s, 12);
+    assert_eq!(v[0], Span::from_ms(300));
+    for k in 1..v.len() {
+        let want = Span::from_ms(300 << k).min(Span::from_secs(120));
+        assert_eq!(v[k], want, "timeout {k}");
+    }
+    assert_eq!(s.snd.stats.rtos, 12);
+}
+
+/// V7: `rfc6298` with a 1 s minimum gives 1 s after R = 100 ms, doubling to 60 s.
+#[test]
+fn v7_rfc6298_rto() {
+    let mut s = socket("rto_formula = \"rfc6298\"\nrto_min = \"1s\"\nrto_max = \"60s\"");
+    handshake(&mut s);
+    let v = rto_intervals(&mut s, 8);
+    assert_eq!(v[0], Span::from_secs(1));
+    assert_eq!(v[7], Span::from_secs(60));
+}
+
+/// V7: Karn's rule without timestamps: an ACK of a retransmitted segment gives
+/// no RTT sample, so the backoff stays until a fresh segment is acknowledged.
+#[test]
+fn v7_karn_without_timestamps() {
+    let mut s = socket("timestamps = false");
+    handshake(&mut s);
+    let mut out = Vec::new();
+    s.poll_transmit(ms(100), 100, &mut out);
+    let first = out[0];
+    let t = s.rto_deadline.unwrap();
+    out.clear();
+    s.on_timer(t, &mut out);
+    s.poll_transmit(t, 100, &mut out);
+    let rto_backed_off = s.rtt.rto();
+    assert_eq!(s.rtt.backoff, 1);
+    let samples_before = s.rtt.latest;
+    // ACK of the (retransmitted) first segment, 50 ms later.
+    let mut ack = first;
+    ack.tcp.flags = flags::ACK;
+    ack.tcp.payload = 0;
+    ack.tcp.ack = first.tcp.seq + first.tcp.payload as u64;
+    ack.tcp.wnd_bytes = 65535;
+    ack.tcp.ts_ecr = SimTime::ZERO;
+    out.clear();
+    s.on_packet(t + Span::from_ms(50), &ack, &mut out);
+    assert_eq!(s.rtt.latest, samples_before, "no sample from a retransmitted segment");
+    assert_eq!(s.rtt.backoff, 1);
+    assert_eq!(s.rtt.rto(), rto_backed_off);
+}
+
+/// spec 06 §4.4 Reno unit test: three losses in one window give one
+/// reduction, three retransmissions and no RTO (SACK recovery).
+#[test]
+fn newreno_three_losses_one_reduction() {
+    let mut s = socket("recovery_cwnd = \"prr\"");
+    handshake(&mut s);
+    s.snd.w.cwnd = 20.0;
+    let mut out = Vec::new();
+    s.poll_transmit(ms(100), 100, &mut out);
+    assert_eq!(out.len(), 20);
+    let segs = out.clone();
+    let mss = segs[0].tcp.payload as u64;
+    let lost = [3usize, 7, 11];
+    let mut now = ms(200);
+    // The receiver's ACKs: cumulative up to segment 3, SACKing what arrived above.
+    let mut sacked_hi = None::<(u64, u64)>;
+    let mut blocks: Vec<(u64, u64)> = Vec::new();
+    let mut reductions = Vec::new();
+    for (i, seg) in segs.iter().enumerate() {
+        if lost.contains(&i) {
+            continue;
+        }
+        now = now + Span::from_us(10);
+        let mut ack = *seg;
+        ack.tcp.flags = flags::ACK;
+        ack.tcp.payload = 0;
+        ack.tcp.wnd_bytes = 1 << 24;
+        ack.tcp.ts_ecr = seg.tcp.ts_val;
+        let cum = if i < 3 { (i as u64 + 1) * mss } else { 3 * mss };
+        ack.tcp.ack = cum;
+        if i > 3 {
+            let (s0, e0) = (seg.tcp.seq, seg.tcp.seq + mss);
+            // Merge into the block it extends, else open a new one.
+            match blocks.iter_mut().find(|b| b.1 == s0) {
+                Some(b) => b.1 = e0,
+                None => blocks.push((s0, e0)),
+            }
+            sacked_hi = Some((s0, e0));
+            let latest = blocks.iter().copied().find(|b| b.0 <= sacked_hi.unwrap().0 && sacked_hi.unwrap().1 <= b.1).unwrap();
+            let mut order = vec![latest];
+            order.extend(blocks.iter().copied().filter(|b| *b != latest));
+            ack.tcp.sack_n = order.len().min(3) as u8;
+            for (k, b) in order.iter().take(3).enumerate() {
+                ack.tcp.sack[k] = ((b.0 - cum) as u32, (b.1 - cum) as u32);
+            }
+        }
+        out.clear();
+        let (cwnd_before, ss_before) = (s.snd.w.cwnd, s.snd.w.ssthresh);
+        s.on_packet(now, &ack, &mut out);
+        if s.snd.w.ssthresh != ss_before {
+            reductions.push((cwnd_before, s.snd.w.ssthresh));
+        }
+        s.poll_transmit(now, 100, &mut out);
+    }
+    assert_eq!(reductions.len(), 1, "one reduction per window: {reductions:?}");
+    let (cwnd_at_loss, ss) = reductions[0];
+    assert_eq!(ss, cwnd_at_loss / 2.0, "NewReno halves");
+    assert_eq!(s.snd.stats.retrans, 3, "exactly the three holes retransmitted");
+    assert_eq!(s.snd.stats.rtos, 0);
+}

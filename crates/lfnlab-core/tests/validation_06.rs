@@ -1,0 +1,167 @@
+//! Tier (c): the TCP model against analytical results (spec 06 §7, V1–V8).
+//! Each test states its expected value from a formula, never from a run.
+
+mod common;
+use common::*;
+
+/// V1: 1 Gbit/s, 50 ms, buffer 1·BDP, socket buffers 4·BDP, NewReno, 60 s:
+/// goodput over [20, 60] s ≥ 0.98·(1448/1538)·C and ≤ (1448/1538)·C + 0.1 %.
+#[test]
+fn v1_goodput_newreno() {
+    // BDP = 1e9 · 0.05 / 8 = 6.25 MB.
+    let out = Path06 { duration: "60s", buffer: "6250000B", bufs: "25000000B", ..Default::default() }.run();
+    let g = goodput_bps(&out.tcp, 20.0, 60.0);
+    let bound = wire_bound_bps(1e9);
+    eprintln!("V1: goodput {g:.0} bit/s = {:.4} of the wire bound; losses {}", g / bound, out.summary.flows[0].retransmitted_segments);
+    assert!(g >= 0.98 * bound, "goodput {g:.0} < 0.98 × wire bound {bound:.0}");
+    assert!(g <= bound * 1.001, "goodput {g:.0} above the wire bound {bound:.0}");
+}
+
+/// Rounds until cwnd ≥ BDP, from the event-mode trace.
+fn rounds_to_bdp(tcp: &'static str, bdp_segments: f64) -> u64 {
+    // Lossless: a buffer far above the slow-start overshoot.
+    let out = Path06 {
+        one_way: "50ms",
+        duration: "4s",
+        buffer: "64MiB",
+        bufs: "128MiB",
+        trace: "{ mode = \"event\" }",
+        tcp,
+        ..Default::default()
+    }
+    .run();
+    let cwnd = f64s(&out.tcp, "cwnd");
+    let rounds = u64s(&out.tcp, "rounds");
+    let i = cwnd.iter().position(|c| *c >= bdp_segments).expect("cwnd never reached the BDP");
+    assert_eq!(out.summary.flows[0].retransmitted_segments, 0, "V2 must be lossless");
+    eprintln!("V2 [{}]: cwnd {:.0} ≥ BDP after {} rounds", tcp.replace('\n', "; "), cwnd[i], rounds[i]);
+    rounds[i]
+}
+
+/// BDP of 1 Gbit/s × 100 ms in wire frames: 1e9·0.1/8/1538 ≈ 8127 segments.
+const BDP_SEGS: f64 = 1e9 * 0.1 / 8.0 / 1538.0;
+
+/// ⌈log_g(BDP/IW)⌉.
+fn expected_rounds(growth: f64) -> u64 {
+    ((BDP_SEGS / 10.0).ln() / growth.ln()).ceil() as u64
+}
+
+fn assert_within_one(got: u64, want: u64, what: &str) {
+    assert!(got.abs_diff(want) <= 1, "{what}: {got} rounds, expected {want} ± 1");
+}
+
+/// V2 (a): per-segment ACKs double cwnd per RTT: ⌈log2(8127/10)⌉ = 10.
+#[test]
+fn v2a_slow_start_per_segment() {
+    assert_eq!(expected_rounds(2.0), 10);
+    let r = rounds_to_bdp("iw = \"10\"\nack_policy = \"per_segment\"", BDP_SEGS);
+    assert_within_one(r, 10, "per_segment");
+}
+
+/// V2 (b): delayed ACKs with L = 1 give ×1.5 per RTT: ⌈log1.5(8127/10)⌉ = 17.
+#[test]
+fn v2b_slow_start_delayed_l1() {
+    assert_eq!(expected_rounds(1.5), 17);
+    let r = rounds_to_bdp("iw = \"10\"\nack_policy = \"delayed\"\nabc_l = 1", BDP_SEGS);
+    assert_within_one(r, 17, "delayed, L = 1");
+}
+
+/// V2 (c): delayed ACKs with L = ∞ double per RTT: 10.
+#[test]
+fn v2c_slow_start_delayed_abc() {
+    let r = rounds_to_bdp("iw = \"10\"\nack_policy = \"delayed\"\nabc_l = 0", BDP_SEGS);
+    assert_within_one(r, 10, "delayed, L = ∞");
+}
+
+/// V2 (d): linux_quickack, L = 1: iterate w += credit per ACK, one ACK per
+/// segment while the quick-ACK budget q lasts (q = min(16, n), n large here),
+/// then one per two segments.
+#[test]
+fn v2d_slow_start_quickack() {
+    let mut w = 10.0f64;
+    let mut q = 16u64;
+    let mut want = 0;
+    while w < BDP_SEGS {
+        let segs = w.floor() as u64;
+        let quick = q.min(segs);
+        q -= quick;
+        let acks = quick + (segs - quick) / 2;
+        w += acks as f64; // credit min(acked, 1) = 1 per ACK
+        want += 1;
+    }
+    eprintln!("V2 (d) iterated expectation: {want} rounds");
+    let r = rounds_to_bdp("iw = \"10\"\nack_policy = \"linux_quickack\"\nabc_l = 1", BDP_SEGS);
+    assert_within_one(r, want, "linux_quickack, L = 1");
+}
+
+/// V3: Mathis et al.: goodput ≈ (MSS/RTT)·√(3/2)/√p with per-segment ACKs,
+/// within ±20 %, with at least 200 losses.
+fn mathis(p: f64, duration: &'static str, link_extra: &'static str) {
+    let out = Path06 {
+        rate: "1Gbps",
+        one_way: "10ms",
+        duration,
+        buffer: "64MiB",
+        bufs: "64MiB",
+        tcp: "ack_policy = \"per_segment\"",
+        link_extra,
+        ..Default::default()
+    }
+    .run();
+    let f = &out.summary.flows[0];
+    assert!(f.retransmitted_segments >= 200, "only {} losses", f.retransmitted_segments);
+    let want = (1448.0 * 8.0 / 0.020) * (1.5f64).sqrt() / p.sqrt();
+    let got = f.goodput_bps;
+    eprintln!("V3 p = {p}: goodput {got:.0} vs Mathis {want:.0} ({:+.1} %), {} losses", (got / want - 1.0) * 100.0, f.retransmitted_segments);
+    assert!((got / want - 1.0).abs() <= 0.20, "goodput {got:.0} vs Mathis {want:.0}");
+}
+
+#[test]
+fn v3_mathis_p1e3() {
+    mathis(1e-3, "150s", "loss = { kind = \"bernoulli\", p = 1e-3 }");
+}
+
+#[test]
+fn v3_mathis_p1e4() {
+    mathis(1e-4, "400s", "loss = { kind = \"bernoulli\", p = 1e-4 }");
+}
+
+/// V6: the same seed gives the same event-log hash, summary and tables;
+/// tracing on or off changes neither the events nor the summary.
+#[test]
+fn v6_determinism() {
+    let p = Path06 { duration: "5s", buffer: "200000B", link_extra: "loss = { kind = \"bernoulli\", p = 1e-4 }", ..Default::default() };
+    let a = p.run();
+    let b = p.run();
+    assert_eq!(a.summary.event_hash, b.summary.event_hash);
+    assert_eq!(a.tcp, b.tcp);
+    assert_eq!(a.flows, b.flows);
+    let strip = |mut s: lfnlab_core::results::summary::Summary| {
+        s.wall_seconds = 0.0;
+        serde_json::to_string(&s).unwrap()
+    };
+    assert_eq!(strip(a.summary.clone()), strip(b.summary.clone()));
+    let c = Path06 { trace: "{ mode = \"off\" }", ..p }.run();
+    assert_eq!(a.summary.event_hash, c.summary.event_hash);
+    assert_eq!(strip(a.summary.clone()), strip(c.summary));
+    let d = Path06 { trace: "{ mode = \"event\" }", ..Path06 { duration: "5s", buffer: "200000B", link_extra: "loss = { kind = \"bernoulli\", p = 1e-4 }", ..Default::default() } }.run();
+    assert_eq!(strip(a.summary.clone()), strip(d.summary));
+    // A different seed changes the loss pattern.
+    let e = Path06 { seed: 2, duration: "5s", buffer: "200000B", link_extra: "loss = { kind = \"bernoulli\", p = 1e-4 }", ..Default::default() }.run();
+    assert_ne!(a.summary.event_hash, e.summary.event_hash);
+}
+
+/// V8: lossless 1 Gbit/s, 50 ms, φ = ½: goodput = min(φ·B_rcv/RTT, wire bound) ± 2 %.
+#[test]
+fn v8_receive_window() {
+    let bdp = 1e9 * 0.05 / 8.0; // bytes
+    for (k, bufs) in [(1.0f64, "6250000B"), (2.0, "12500000B"), (3.0, "18750000B")] {
+        let out = Path06 { duration: "20s", buffer: "64MiB", bufs, ..Default::default() }.run();
+        assert_eq!(out.summary.flows[0].retransmitted_segments, 0);
+        let rtt = 0.050; // base RTT; a window-limited flow below C adds no queueing
+        let want = (0.5 * k * bdp * 8.0 / rtt).min(wire_bound_bps(1e9));
+        let got = goodput_bps(&out.tcp, 5.0, 20.0);
+        eprintln!("V8 B_rcv = {k}·BDP: goodput {got:.0} vs {want:.0} ({:+.2} %)", (got / want - 1.0) * 100.0);
+        assert!((got / want - 1.0).abs() <= 0.02, "B_rcv = {k}·BDP: goodput {got:.0} vs {want:.0}");
+    }
+}
