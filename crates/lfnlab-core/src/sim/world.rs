@@ -13,7 +13,8 @@ use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
 use crate::net::channel::Channel;
 use crate::net::drop::DropCause;
 use crate::net::packet::{NodeId, Packet, PacketKind};
-use crate::net::queue::{Dequeue, NoFlows, Qdisc};
+use crate::net::packet::FlowId;
+use crate::net::queue::{Dequeue, FlowSnapshot, FlowView, NoFlows, Qdisc};
 use crate::net::routing::{NO_ROUTE, RouteTable};
 use crate::apps::udp_cbr::UdpCbr;
 
@@ -33,6 +34,31 @@ pub struct Port {
     /// Link monitor on this egress, if any.
     pub monitor: Option<u32>,
     pub name: String,
+}
+
+/// What a host qdisc sees of the TCP connections at dequeue (spec 06 §5.3 `view`).
+struct SocketView<'a> {
+    sockets: &'a [TcpSocket],
+    flows: &'a [FlowEnds],
+    line_rate_bps: u64,
+}
+
+impl FlowView for SocketView<'_> {
+    fn flow(&self, flow: FlowId, dir: u8) -> Option<FlowSnapshot> {
+        let FlowEnds::Tcp(f) = self.flows.get(flow as usize)? else { return None };
+        let s = &self.sockets[if dir == 0 { f.initiator } else { f.acceptor } as usize];
+        Some(FlowSnapshot {
+            cwnd_segments: s.snd.w.cwnd,
+            srtt_s: s.rtt.srtt.map_or(0.0, |x| x.as_secs_f64()),
+            min_rtt_s: s.rtt.min_rtt.map_or(0.0, |x| x.as_secs_f64()),
+            pacing_rate_bytes_per_s: 0.0,
+            in_flight_segments: s.snd.sb.pipe(),
+            mss_bytes: s.snd.mss,
+        })
+    }
+    fn line_rate_bps(&self) -> u64 {
+        self.line_rate_bps
+    }
 }
 
 /// Random loss on a link direction (applied to frames as they arrive).
@@ -253,7 +279,11 @@ impl World {
         if let Some(m) = p.monitor {
             self.monitors[m as usize].advance(now, p.qdisc.stats());
         }
-        match p.qdisc.dequeue(now, &NoFlows(p.rate_bps)) {
+        let polled = match p.host {
+            Some(_) => p.qdisc.dequeue(now, &SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps }),
+            None => p.qdisc.dequeue(now, &NoFlows(p.rate_bps)),
+        };
+        match polled {
             Dequeue::Frame(pkt) => {
                 self.books.queued_frames -= 1;
                 self.books.queued_bytes -= pkt.l3_bytes as u64;
