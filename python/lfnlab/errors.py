@@ -39,7 +39,8 @@ class InvalidInputError(LfnlabError, ValueError):
         parts = [p for p in (self.file, self.key_path, self.message) if p]
         return ": ".join(parts)
 
-    def __reduce__(self):  # keeps the attributes through pickling (multiprocessing)
+    def __reduce__(self) -> tuple[type[InvalidInputError], tuple[str, str, str]]:
+        # Keeps the attributes through pickling (multiprocessing, concurrent.futures).
         return (type(self), (self.message, self.file, self.key_path))
 
 

@@ -22,16 +22,27 @@ if TYPE_CHECKING:
 
 __all__ = ["goodput_cwnd", "goodput_series"]
 
-#: Upper bound on goodput samples per flow: a 60 s run at 10 ms bins gives 6000.
-MAX_POINTS = 2000
+#: Most goodput samples per flow: enough for a figure, few enough to stay readable.
+MAX_POINTS = 300
 #: Narrowest goodput step, s: the default trace bin (spec 06 §6).
 MIN_STEP_S = 0.01
 
 
-def _grid(t_end: float) -> np.ndarray:
-    step = max(MIN_STEP_S, t_end / MAX_POINTS)
+def _grid(t_end: float, rtt_s: float) -> np.ndarray:
+    """Sample times for goodput. Steps span at least one RTT: a window-limited sender
+    delivers in bursts once per RTT, and shorter steps would plot the bursts, not the rate."""
+    step = max(MIN_STEP_S, t_end / MAX_POINTS, rtt_s if np.isfinite(rtt_s) else 0.0)
     n = max(1, int(np.ceil(t_end / step)))
     return np.linspace(0.0, n * step, n + 1)
+
+
+def _typical_rtt(rows: pd.DataFrame) -> float:
+    """Median of the flow's smallest RTT seen (``min_rtt``), s; NaN if unknown."""
+    if "min_rtt" not in rows.columns:
+        return float("nan")
+    rtt = rows["min_rtt"].to_numpy(dtype=float)
+    rtt = rtt[np.isfinite(rtt) & (rtt > 0)]
+    return float(np.median(rtt)) if len(rtt) else float("nan")
 
 
 def goodput_series(result: Result) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -47,7 +58,7 @@ def goodput_series(result: Result) -> dict[str, tuple[np.ndarray, np.ndarray]]:
             rows = rows.sort_values("t", kind="stable")
             t = rows["t"].to_numpy(dtype=float)
             acked = rows["bytes_acked"].to_numpy(dtype=float)
-            grid = _grid(float(t[-1]))
+            grid = _grid(float(t[-1]), _typical_rtt(rows))
             # Cumulative bytes at each grid point (0 before the first row, flat after the last).
             cum = np.interp(grid, t, acked, left=0.0, right=acked[-1])
             mbps = np.diff(cum) * 8.0 / np.diff(grid) / 1e6
@@ -82,6 +93,17 @@ def _cwnd_series(tcp: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+def _cwnd_band(tcp: pd.DataFrame, flow: str) -> Optional[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    if not {"cwnd_min", "cwnd_max"} <= set(tcp.columns):
+        return None
+    rows = tcp[tcp["flow"] == flow].sort_values("t", kind="stable")
+    return (
+        rows["t"].to_numpy(dtype=float),
+        rows["cwnd_min"].to_numpy(dtype=float),
+        rows["cwnd_max"].to_numpy(dtype=float),
+    )
+
+
 def _no_data(ax: Axes, what: str) -> None:
     ax.text(0.5, 0.5, f"no {what} in this result", ha="center", va="center", transform=ax.transAxes, color="gray")
 
@@ -108,7 +130,10 @@ def goodput_cwnd(result: Result, path: str | os.PathLike[str], *, title: Optiona
 
     cwnd = _cwnd_series(result.tcp)
     for flow, (t, w) in cwnd.items():
-        ax_cwnd.plot(t, w, label=flow, linewidth=1.0, drawstyle="steps-post")
+        (line,) = ax_cwnd.plot(t, w, label=flow, linewidth=1.0, drawstyle="steps-post")
+        band = _cwnd_band(result.tcp, flow)
+        if band is not None:  # per-bin min and max of the `bin` trace mode (spec 06 §6)
+            ax_cwnd.fill_between(band[0], band[1], band[2], step="post", alpha=0.2, color=line.get_color(), linewidth=0)
     if not cwnd:
         _no_data(ax_cwnd, "TCP trace")
     ax_cwnd.set_ylabel("cwnd (segments)")

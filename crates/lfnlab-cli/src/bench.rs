@@ -283,20 +283,49 @@ mod tests {
         assert!(matches!(select(&["x".to_string()]), Err(Error::Input(_))));
     }
 
+    /// (bottleneck bit/s, RTT in ms) of each named scenario.
+    const SHAPES: [(&str, u64, u64); 2] = [
+        ("1g-200ms-16MiB", 1_000_000_000, 200),
+        ("10g-500ms-16MiB", 10_000_000_000, 500),
+    ];
+
     #[test]
-    fn scenario_texts_are_toml_with_the_stated_shape() {
-        for b in &SCENARIOS {
-            // Plain TOML here; the loader's own checks run in `lfnlab bench`.
-            let v: toml::Value = toml::from_str(b.toml).unwrap();
+    fn scenarios_load_with_the_stated_shape() {
+        use lfnlab_core::engine::time::Span;
+        use lfnlab_core::scenario::model::TraceMode;
+
+        for (b, (name, rate_bps, rtt_ms)) in SCENARIOS.iter().zip(SHAPES) {
+            assert_eq!(b.name, name);
+            let s = scenario::load_str(b.toml, b.name, &[])
+                .unwrap_or_else(|e| panic!("{}: {e}", b.name));
             assert_eq!(
-                v["sim"]["name"].as_str(),
-                Some(format!("bench-{}", b.name).as_str())
+                s.sim.name.as_deref(),
+                Some(format!("bench-{name}").as_str())
             );
-            assert_eq!(v["sim"]["trace"]["mode"].as_str(), Some("off"));
-            assert_eq!(v["flow"].as_array().unwrap().len(), 1);
-            assert_eq!(v["flow"][0]["cc"].as_str(), Some("newreno"));
-            assert!(v.get("monitor").is_none());
-            assert_eq!(v["link"][1]["queue"]["limit"].as_str(), Some("16MiB"));
+            assert_eq!(s.sim.duration.unwrap().span, Span::from_secs(60));
+            assert_eq!(
+                s.sim.trace.as_ref().and_then(|t| t.mode),
+                Some(TraceMode::Off)
+            );
+            assert!(s.monitor.is_empty());
+            let (access, bottleneck) = (&s.link[0], &s.link[1]);
+            assert_eq!(access.rate.bps, 10 * rate_bps);
+            assert_eq!(access.delay.span, Span::ZERO);
+            assert_eq!(bottleneck.rate.bps, rate_bps);
+            assert_eq!(bottleneck.delay.span, Span::from_ms(rtt_ms / 2));
+            let queue = bottleneck.queue.as_ref().unwrap();
+            assert_eq!(
+                (queue.kind.as_str(), queue.limit.unwrap().bytes),
+                ("droptail", 16 << 20)
+            );
+            let [flow] = &s.flow[..] else {
+                panic!("{}: one flow expected", b.name)
+            };
+            assert_eq!(flow.cc.as_deref(), Some("newreno"));
+            // Socket buffers 4·BDP (decimal bytes).
+            let four_bdp = 4 * rate_bps / 8 * rtt_ms / 1000;
+            assert_eq!(flow.sndbuf.unwrap().bytes, four_bdp);
+            assert_eq!(flow.rcvbuf.unwrap().bytes, four_bdp);
         }
     }
 

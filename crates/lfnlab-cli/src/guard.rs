@@ -46,20 +46,27 @@ fn install_hook() {
     });
 }
 
+/// Runs `f`; a panic becomes `Err` with its message and location. The panic is not
+/// printed by Rust's default hook: the caller reports it.
+pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    install_hook();
+    let was_guarded = GUARDED.with(|g| g.replace(true));
+    // The state `f` touched is dropped after a panic, never observed again.
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(was_guarded));
+    result.map_err(|payload| {
+        LAST_PANIC
+            .with(|p| p.borrow_mut().take())
+            .unwrap_or_else(|| payload_text(&*payload))
+    })
+}
+
 /// Runs `f`, turning a panic into the message
 /// `error: internal error (please report): …` on stderr and exit status 1.
 pub fn without_panics(f: impl FnOnce() -> i32) -> i32 {
-    install_hook();
-    let was_guarded = GUARDED.with(|g| g.replace(true));
-    // The command's state is dropped after a panic, never observed again.
-    let result = panic::catch_unwind(AssertUnwindSafe(f));
-    GUARDED.with(|g| g.set(was_guarded));
-    match result {
+    match catch(f) {
         Ok(code) => code,
-        Err(payload) => {
-            let text = LAST_PANIC
-                .with(|p| p.borrow_mut().take())
-                .unwrap_or_else(|| payload_text(&*payload));
+        Err(text) => {
             eprintln!("error: internal error (please report): {text}");
             crate::EXIT_FAILURE
         }
@@ -75,6 +82,14 @@ mod tests {
         assert_eq!(without_panics(|| panic!("boom {}", 42)), 1);
         assert_eq!(without_panics(|| 0), 0);
         assert_eq!(without_panics(|| 2), 2);
+    }
+
+    #[test]
+    fn catch_reports_message_and_location() {
+        let err = catch(|| -> u8 { panic!("bad {}", "state") }).unwrap_err();
+        assert!(err.starts_with("bad state (at "), "{err}");
+        assert!(err.contains("guard.rs"), "{err}");
+        assert_eq!(catch(|| 5), Ok(5));
     }
 
     #[test]

@@ -3,10 +3,11 @@
 //! `main_with_args` is the whole program: the `lfnlab` binary and Python's
 //! `lfnlab._native.cli_main` both call it. Exit status: 0 success, 2 invalid
 //! input (scenario, arguments; the message names file and key path), 1 any other
-//! failure. No panic escapes: it is reported as an internal error with status 1.
+//! failure. No panic escapes: it is reported as an internal error with status 1
+//! (`guard`, also used by the Python module).
 
 mod bench;
-mod guard;
+pub mod guard;
 mod run;
 
 use std::io::Write;
@@ -47,6 +48,8 @@ enum Command {
     Sweep(SweepArgs),
     /// Measure the simulator's speed on fixed long-fat-network scenarios
     Bench(bench::BenchArgs),
+    /// Draw goodput and cwnd over time of a result directory (Python package only)
+    Plot(PlotArgs),
 }
 
 #[derive(Args, Debug)]
@@ -89,6 +92,15 @@ struct ReproduceArgs {
 }
 
 #[derive(Args, Debug)]
+struct PlotArgs {
+    /// Result directory written by `lfnlab run`
+    result_dir: PathBuf,
+    /// Figure file [default: RESULT_DIR/goodput_cwnd.png]
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 struct SweepArgs {
     /// Sweep plan (TOML)
     plan: PathBuf,
@@ -115,6 +127,13 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             Command::Bench(a) => bench::bench(&a),
             Command::Reproduce(_) => return not_implemented("reproduce"),
             Command::Sweep(_) => return not_implemented("sweep"),
+            // The Python console script handles `plot` before it reaches here (python/lfnlab/cli.py).
+            Command::Plot(_) => {
+                eprintln!(
+                    "error: lfnlab plot is provided by the Python package: run the `lfnlab` of its environment (scripts/bootstrap)"
+                );
+                return EXIT_FAILURE;
+            }
         };
         match result {
             Ok(()) => EXIT_OK,
@@ -195,6 +214,7 @@ mod tests {
         );
         assert_eq!(main_with_args(args(&["reproduce", "--list"])), EXIT_FAILURE);
         assert_eq!(main_with_args(args(&["sweep", "plan.toml"])), EXIT_FAILURE);
+        assert_eq!(main_with_args(args(&["plot", "out/x"])), EXIT_FAILURE);
     }
 
     #[test]

@@ -5,9 +5,9 @@
 
 mod errors;
 
-use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+use lfnlab_cli::guard;
 use lfnlab_core::Error;
 use lfnlab_core::results::arrow::to_ipc_stream;
 use lfnlab_core::results::write::{summary_json, write_dir};
@@ -64,14 +64,6 @@ fn run_and_write(
     })
 }
 
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic with a non-text payload".into())
-}
-
 /// Runs a resolved scenario (the TOML of `load_scenario_*`), writing the result
 /// directory when `out_dir` is given. Returns the summary as JSON and the tables
 /// `flows`, `tcp`, `queues` as Arrow IPC streams. The GIL is released meanwhile.
@@ -86,17 +78,15 @@ fn run_scenario<'py>(
     let result = py.detach(move || {
         // A panic is a bug: report it as a SimulationError, not pyo3's PanicException
         // (a BaseException that `except Exception` would not catch).
-        panic::catch_unwind(AssertUnwindSafe(|| {
-            run_and_write(&resolved_toml, &origin, out_dir.as_deref())
-        }))
+        guard::catch(|| run_and_write(&resolved_toml, &origin, out_dir.as_deref()))
     });
     let finished = match result {
         Ok(Ok(f)) => f,
         Ok(Err(e)) => return Err(errors::to_py(py, &e)),
-        Err(p) => {
+        Err(panic) => {
             return Err(errors::simulation(
                 py,
-                &format!("internal error (please report): {}", panic_text(&*p)),
+                &format!("internal error (please report): {panic}"),
             ));
         }
     };

@@ -74,6 +74,13 @@ pub fn check_out_dir(dir: &Path) -> Result<(), String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(format!("{}: {e}", dir.display())),
     };
+    if meta.file_type().is_symlink() {
+        // Renaming would replace the link, not the directory it points to.
+        return Err(format!(
+            "{}: is a symbolic link; give the directory it points to",
+            dir.display()
+        ));
+    }
     if !meta.is_dir() {
         return Err(format!("{}: exists and is not a directory", dir.display()));
     }
@@ -346,6 +353,11 @@ mod tests {
         fs::write(d.join("file"), "x").unwrap();
         assert!(write_dir(&d.join("file"), &output()).is_err());
         assert!(check_out_dir(Path::new(".")).is_err());
+        // A symbolic link, even to a result, is refused: rename would replace the link.
+        write_dir(&d.join("real"), &output()).unwrap();
+        std::os::unix::fs::symlink(d.join("real"), d.join("link")).unwrap();
+        assert!(write_dir(&d.join("link"), &output()).is_err());
+        assert!(d.join("real/summary.json").is_file());
         // An empty directory is accepted.
         fs::create_dir(d.join("empty")).unwrap();
         write_dir(&d.join("empty"), &output()).unwrap();

@@ -1,0 +1,54 @@
+"""Helpers of the Python tests (imported by the test modules and conftest)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
+DUMBBELL_2S = DATA / "dumbbell_2s.toml"
+
+#: Columns named by the interface contract (spec 00 §2.4, spec 06 §6). Tables may have more.
+TCP_COLUMNS = (
+    "t flow srtt rttvar rto min_rtt latest_rtt cwnd ssthresh in_flight sacked_out lost_out "
+    "retrans_out bytes_in_flight snd_una snd_nxt snd_max rwnd rcv_wnd m_used pacing_rate "
+    "ca_state dupacks sack_blocks retrans fast_retrans rtos send_stalls cwr_entries dsacks "
+    "bytes_acked bytes_read"
+).split()
+FLOWS_COLUMNS = ["monitor", "flow", "t", "bytes", "packets"]
+QUEUES_COLUMNS = ["queue", "t", "bytes", "packets", "max_bytes", "drops", "enqueued"]
+RESULT_FILES = ["summary.json", "flows.parquet", "tcp.parquet", "queues.parquet", "scenario.toml"]
+
+
+def lfnlab_command() -> list[str]:
+    """The ``lfnlab`` console script of this interpreter's environment, else the same
+    entry point through ``python -m lfnlab.cli``."""
+    script = Path(sys.executable).with_name("lfnlab")
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "lfnlab.cli"]
+
+
+def run_cli(*args: str | os.PathLike[str], cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Runs ``lfnlab ARGS`` with no stdin; returns the completed process (text output)."""
+    return subprocess.run(
+        [*lfnlab_command(), *map(str, args)],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "RUST_BACKTRACE": "0"},
+    )
+
+
+def write_variant(tmp: Path, name: str, old: str, new: str) -> Path:
+    """A copy of the 2 s dumbbell with one text replacement, as ``tmp/name``."""
+    text = DUMBBELL_2S.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in the dumbbell fixture"
+    p = tmp / name
+    p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return p
