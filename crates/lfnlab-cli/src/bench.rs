@@ -30,17 +30,28 @@ pub struct BenchArgs {
     list: bool,
 }
 
-/// A named benchmark scenario.
+/// A named benchmark scenario: sender —(access link, 10 × C, 0 delay)→ emulator
+/// —(bottleneck C, RTT/2, 16 MiB drop-tail)→ receiver, one NewReno bulk flow, 60 s.
 pub struct BenchScenario {
     pub name: &'static str,
     pub about: &'static str,
-    pub toml: &'static str,
+    /// Bottleneck rate C.
+    pub rate: &'static str,
+    /// Access link rate, 10 × C.
+    pub access_rate: &'static str,
+    /// One-way delay of the bottleneck, RTT/2.
+    pub one_way: &'static str,
+    /// Socket buffers, 4 · BDP.
+    pub bufs: &'static str,
 }
 
-/// 1 Gbit/s × 200 ms: BDP = 25 MB, socket buffers 4·BDP = 100 MB.
-const BENCH_1G_200MS: &str = r#"
+impl BenchScenario {
+    /// The scenario as TOML.
+    pub fn toml(&self) -> String {
+        format!(
+            r#"
 [sim]
-name = "bench-1g-200ms-16MiB"
+name = "bench-{name}"
 duration = "60s"
 seed = 1
 
@@ -62,15 +73,15 @@ kind = "host"
 [[link]]
 from = "snd"
 to = "emu"
-rate = "10Gbps"
+rate = "{access}"
 delay = "0ms"
 
 [[link]]
 from = "emu"
 to = "rcv"
-rate = "1Gbps"
-delay = "100ms"
-queue = { kind = "droptail", limit = "16MiB" }
+rate = "{rate}"
+delay = "{one_way}"
+queue = {{ kind = "droptail", limit = "16MiB" }}
 
 [[flow]]
 name = "bulk"
@@ -78,66 +89,37 @@ kind = "tcp_bulk"
 from = "snd"
 to = "rcv"
 cc = "newreno"
-sndbuf = "100MB"
-rcvbuf = "100MB"
-"#;
-
-/// 10 Gbit/s × 500 ms: BDP = 625 MB, socket buffers 4·BDP = 2500 MB.
-const BENCH_10G_500MS: &str = r#"
-[sim]
-name = "bench-10g-500ms-16MiB"
-duration = "60s"
-seed = 1
-
-[sim.trace]
-mode = "off"
-
-[[node]]
-name = "snd"
-kind = "host"
-
-[[node]]
-name = "emu"
-kind = "emulator"
-
-[[node]]
-name = "rcv"
-kind = "host"
-
-[[link]]
-from = "snd"
-to = "emu"
-rate = "100Gbps"
-delay = "0ms"
-
-[[link]]
-from = "emu"
-to = "rcv"
-rate = "10Gbps"
-delay = "250ms"
-queue = { kind = "droptail", limit = "16MiB" }
-
-[[flow]]
-name = "bulk"
-kind = "tcp_bulk"
-from = "snd"
-to = "rcv"
-cc = "newreno"
-sndbuf = "2500MB"
-rcvbuf = "2500MB"
-"#;
+sndbuf = "{bufs}"
+rcvbuf = "{bufs}"
+"#,
+            name = self.name,
+            access = self.access_rate,
+            rate = self.rate,
+            one_way = self.one_way,
+            bufs = self.bufs,
+        )
+    }
+}
 
 /// The benchmark catalogue, in the order `lfnlab bench` runs it.
 pub const SCENARIOS: [BenchScenario; 2] = [
+    // BDP = 25 MB, socket buffers 4·BDP = 100 MB.
     BenchScenario {
         name: "1g-200ms-16MiB",
         about: "1 Gbit/s bottleneck, 200 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
-        toml: BENCH_1G_200MS,
+        rate: "1Gbps",
+        access_rate: "10Gbps",
+        one_way: "100ms",
+        bufs: "100MB",
     },
+    // BDP = 625 MB, socket buffers 4·BDP = 2500 MB.
     BenchScenario {
         name: "10g-500ms-16MiB",
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
-        toml: BENCH_10G_500MS,
+        rate: "10Gbps",
+        access_rate: "100Gbps",
+        one_way: "250ms",
+        bufs: "2500MB",
     },
 ];
 
@@ -240,7 +222,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Error> {
     }
     let mut results = Vec::new();
     for b in chosen {
-        let s = scenario::load_str(b.toml, &format!("<bench {}>", b.name), &[])?;
+        let s = scenario::load_str(&b.toml(), &format!("<bench {}>", b.name), &[])?;
         let output = sim::run(&s)?;
         let m = Measurement::from_summary(b.name, &output.summary);
         say(format_args!(
@@ -296,7 +278,7 @@ mod tests {
 
         for (b, (name, rate_bps, rtt_ms)) in SCENARIOS.iter().zip(SHAPES) {
             assert_eq!(b.name, name);
-            let s = scenario::load_str(b.toml, b.name, &[])
+            let s = scenario::load_str(&b.toml(), b.name, &[])
                 .unwrap_or_else(|e| panic!("{}: {e}", b.name));
             assert_eq!(
                 s.sim.name.as_deref(),
