@@ -151,8 +151,11 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     ip_header_bytes: ip_header_bytes(s.node[local].ip_version),
                     mtu: s.node[local].mtu.unwrap_or(1500),
                 };
-                let cc_i = cc::create(&cc_name, basis).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
-                let cc_a = cc::create(&cc_name, basis).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
+                let profile = f.profile.as_deref().unwrap_or(scenario::DEFAULT_PROFILE);
+                let params = cc::resolve_params(&cc_name, profile, &cc::CcParams::new()).map_err(|e| bad(format!("flow[{fi}].cc_params.{}: {}", e.key, e.message)))?;
+                let seed = Stream::derive(seed, &format!("flow[{fi}].cc")).next_u64();
+                let cc_i = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed }).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
+                let cc_a = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed: seed.rotate_left(1) }).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
                 let mut init = TcpSocket::new(mk(a, b, 0), &cfg, cc_i);
                 init.snd.app_total = f.bytes.map(|b| b.bytes);
                 let mut acc = TcpSocket::new(mk(b, a, 1), &cfg, cc_a);

@@ -1,7 +1,26 @@
 //! Reno and NewReno (spec 06 §4.4): w += credit/w; ssthresh = max(basis/2, 2).
 //! The recovery mechanics (RFC 6582 / RFC 6675 / RFC 5681) live in the socket.
 
-use super::{AckSample, CcContext, CongestionControl, SsthreshReason, Window};
+use super::registry::Algorithm;
+use super::{AckSample, CcContext, CcParams, CongestionControl, SsthreshReason, Window};
+
+/// `newreno` (spec 06 §4.4): no parameters; `ssthresh_basis` is a TCP parameter.
+pub const NEWRENO: Algorithm = Algorithm {
+    name: "newreno",
+    about: "NewReno: RFC 6582 recovery without SACK, RFC 6675 with",
+    params: &[],
+    defaults: |_, _| CcParams::new(),
+    create: |_, ctx| Box::new(Reno::new(false, ctx.basis)),
+};
+
+/// `reno` (spec 06 §4.4): RFC 5681 recovery.
+pub const RENO: Algorithm = Algorithm {
+    name: "reno",
+    about: "Reno: RFC 5681 recovery (exit at the first new ACK)",
+    params: &[],
+    defaults: |_, _| CcParams::new(),
+    create: |_, ctx| Box::new(Reno::new(true, ctx.basis)),
+};
 
 /// What the halving starts from (spec 06 §2.1 `ssthresh_basis`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,23 +68,9 @@ impl CongestionControl for Reno {
 mod tests {
     use super::*;
     use crate::engine::time::{SimTime, Span};
-    use crate::host::cc::CaState;
-
+    
     fn ctx() -> CcContext {
-        CcContext {
-            now: SimTime(0),
-            mss_bytes: 1448,
-            srtt: Some(Span::from_ms(100)),
-            rttvar: Span::ZERO,
-            min_rtt: None,
-            latest_rtt: None,
-            in_flight: 100,
-            packets_out: 100,
-            flight_size: 100,
-            delivered: 0,
-            ca_state: CaState::Open,
-            app_limited: false,
-        }
+        CcContext { srtt: Some(Span::from_ms(100)), in_flight: 100, packets_out: 100, flight_size: 100, ..CcContext::example(SimTime(0)) }
     }
 
     #[test]
@@ -75,14 +80,14 @@ mod tests {
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
         let start = w.cwnd;
         for _ in 0..100 {
-            let a = AckSample { acked_segments: 1, acked_bytes: 1448, credit: 1.0, rtt: None, prior_in_flight: 100 };
+            let a = AckSample::example(1, 1448);
             r.on_ack(&ctx(), &mut w, &a);
         }
         assert!((w.cwnd - start - 1.0).abs() < 0.01, "{}", w.cwnd);
         // Delayed ACKs with L = 1: 50 ACKs per RTT each worth credit 1 → +0.50.
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
         for _ in 0..50 {
-            let a = AckSample { acked_segments: 2, acked_bytes: 2896, credit: 1.0, rtt: None, prior_in_flight: 100 };
+            let a = AckSample { credit: 1.0, ..AckSample::example(2, 1448) };
             r.on_ack(&ctx(), &mut w, &a);
         }
         assert!((w.cwnd - 100.5).abs() < 0.01, "{}", w.cwnd);

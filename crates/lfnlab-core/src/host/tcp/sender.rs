@@ -186,6 +186,8 @@ impl Sender {
             delivered: self.delivered,
             ca_state: self.state,
             app_limited: self.app_limited_until > 0,
+            rounds: self.stats.rounds,
+            iw_segments: self.iw_segments,
         }
     }
 
@@ -201,7 +203,7 @@ impl Sender {
             let old = self.state;
             self.state = new;
             let ctx = self.ctx(now, rtt);
-            self.cc.on_state_change(&ctx, old, new);
+            self.cc.on_state_change(&ctx, &mut self.w, old, new);
         }
     }
 
@@ -292,7 +294,7 @@ impl Sender {
         if let Some(r) = sample {
             rtt.sample(r);
             let ctx = self.ctx(now, rtt);
-            self.cc.on_rtt_sample(&ctx, r);
+            self.cc.on_rtt_sample(&ctx, &mut self.w, r);
         }
 
         // Duplicate ACK (spec 06 §2.5).
@@ -397,7 +399,7 @@ impl Sender {
         }
         if credit > 0.0 && self.state != CaState::Loss {
             let ctx = self.ctx(now, rtt);
-            let a = AckSample { acked_segments: acked, acked_bytes, credit, rtt: r, prior_in_flight };
+            let a = AckSample { acked_segments: acked, acked_bytes, credit, rtt: r, prior_in_flight, newly_delivered: acked, newly_lost: 0, round_start: false, rate: None };
             self.cc.on_ack(&ctx, &mut self.w, &a);
         } else if credit > 0.0 {
             // In Loss, ACKs grow cwnd as in slow start (spec 06 §2.5 RTO step 4).
