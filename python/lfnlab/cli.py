@@ -1,8 +1,10 @@
 """The ``lfnlab`` console script.
 
-``lfnlab plot RESULT_DIR [--out FILE]`` is handled here (it needs matplotlib);
-every other verb (run, validate, reproduce, sweep, bench) is the Rust command
-line, run in-process through ``lfnlab._native.cli_main``.
+``lfnlab plot RESULT_DIR [--out FILE]`` and ``lfnlab reproduce ID [--out DIR]
+[--quick] [--workers N]`` / ``lfnlab reproduce --list`` are handled here (they
+need matplotlib and pandas; see :mod:`lfnlab.reproduce`); every other verb (run,
+validate, sweep, bench) is the Rust command line, run in-process through
+``lfnlab._native.cli_main``.
 """
 
 from __future__ import annotations
@@ -49,12 +51,30 @@ def _plot(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
+def _default_sigint() -> None:
+    # Runs happen in Rust, which never looks at Python's SIGINT flag: let Ctrl-C
+    # end the process as it would end the native binary.
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _reproduce(argv: Sequence[str]) -> int:
+    from .reproduce.command import main
+
+    _default_sigint()  # runs happen in Rust threads
+    return main(argv)
+
+
+#: Verbs implemented in Python, by name.
+_PYTHON_VERBS = {"plot": _plot, "reproduce": _reproduce}
+
+
 def run_cli(argv: Sequence[str]) -> int:
     """Run the command line ``argv`` (``argv[0]`` the program name); return the exit status."""
     argv = list(argv)
-    if len(argv) >= 2 and argv[1] == "plot":
+    if len(argv) >= 2 and argv[1] in _PYTHON_VERBS:
         try:
-            return _plot(argv[2:])
+            return _PYTHON_VERBS[argv[1]](argv[2:])
         except SystemExit as e:  # argparse: --help (0) or usage error (2)
             return e.code if isinstance(e.code, int) else EXIT_INVALID_INPUT
         except Exception as e:  # no traceback for the user; the message is the report
@@ -62,10 +82,7 @@ def run_cli(argv: Sequence[str]) -> int:
             return EXIT_FAILURE
     from . import _native
 
-    # The run happens in Rust, which never looks at Python's SIGINT flag: let Ctrl-C
-    # end the process as it would end the native binary.
-    if hasattr(signal, "SIGINT"):
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    _default_sigint()
     sys.stdout.flush()
     sys.stderr.flush()
     return int(_native.cli_main(argv))

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 __all__ = ["Result", "run", "load_result", "TABLES", "RESULT_FILES"]
 
 #: The tables of a run, in the order of the result directory.
-TABLES = ("flows", "tcp", "queues")
+TABLES = ("flows", "tcp", "queues", "packets")
 #: The files of a result directory.
-RESULT_FILES = ("summary.json", "flows.parquet", "tcp.parquet", "queues.parquet", "scenario.toml")
+RESULT_FILES = ("summary.json", "flows.parquet", "tcp.parquet", "queues.parquet", "packets.parquet", "scenario.toml")
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +38,8 @@ class Result:
         flows: per flow and monitor bin: ``monitor, flow, t, bytes, packets``.
         tcp: per TCP connection, the Web100-like trace: ``t, flow, srtt, ..., cwnd, ..., bytes_acked, bytes_read``.
         queues: per queue and bin: ``queue, t, bytes, packets, max_bytes, drops, enqueued``.
+        packets: captured frames (``[[monitor]] capture_packets``): ``monitor, t, flow, dir,
+            kind, l3_bytes, seq, ack, payload``; empty when no monitor captures.
         scenario_toml: the scenario exactly as run, when known.
         out_dir: the result directory, if one was written or read.
     """
@@ -46,6 +48,7 @@ class Result:
     flows: pd.DataFrame = field(repr=False)
     tcp: pd.DataFrame = field(repr=False)
     queues: pd.DataFrame = field(repr=False)
+    packets: pd.DataFrame = field(repr=False)
     scenario_toml: str | None = field(default=None, repr=False)
     out_dir: Path | None = None
 
@@ -55,7 +58,7 @@ class Result:
         return str(self.summary.get("scenario", ""))
 
     def table(self, name: str) -> pd.DataFrame:
-        """One of ``flows``, ``tcp``, ``queues`` by name."""
+        """One of ``flows``, ``tcp``, ``queues``, ``packets`` by name."""
         if name not in TABLES:
             raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}")
         frame: pd.DataFrame = getattr(self, name)
@@ -95,6 +98,7 @@ def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str]
         flows=_frame_from_ipc(tables["flows"]),
         tcp=_frame_from_ipc(tables["tcp"]),
         queues=_frame_from_ipc(tables["queues"]),
+        packets=_frame_from_ipc(tables["packets"]),
         scenario_toml=scenario.to_toml(),
         out_dir=out_dir,
     )
@@ -114,6 +118,7 @@ def load_result(directory: str | os.PathLike[str]) -> Result:
         flows=_frame_from_parquet(d / "flows.parquet"),
         tcp=_frame_from_parquet(d / "tcp.parquet"),
         queues=_frame_from_parquet(d / "queues.parquet"),
+        packets=_frame_from_parquet(d / "packets.parquet"),
         scenario_toml=(d / "scenario.toml").read_text(encoding="utf-8"),
         out_dir=d,
     )

@@ -1,6 +1,6 @@
 //! `lfnlab bench`: how fast the engine simulates long fat networks.
 //!
-//! A benchmark, not a test: each named scenario is one bulk NewReno transfer,
+//! A benchmark, not a test: each named scenario is one bulk TCP transfer,
 //! sender —(access link, 10 × bottleneck rate, 0 delay)→ emulator —(bottleneck,
 //! RTT/2, drop-tail)→ receiver, socket buffers 4·BDP, TCP trace off and no
 //! monitors, so that the figures measure the engine and not the result writers.
@@ -31,7 +31,7 @@ pub struct BenchArgs {
 }
 
 /// A named benchmark scenario: sender —(access link, 10 × C, 0 delay)→ emulator
-/// —(bottleneck C, RTT/2, 16 MiB drop-tail)→ receiver, one NewReno bulk flow, 60 s.
+/// —(bottleneck C, RTT/2, 16 MiB drop-tail)→ receiver, one bulk flow, 60 s.
 pub struct BenchScenario {
     pub name: &'static str,
     pub about: &'static str,
@@ -43,6 +43,10 @@ pub struct BenchScenario {
     pub one_way: &'static str,
     /// Socket buffers, 4 · BDP.
     pub bufs: &'static str,
+    /// Congestion control.
+    pub cc: &'static str,
+    /// Sender pacing (`kind` of spec 06 §5.3): `off`, or `fq` = EDT through the fq qdisc.
+    pub pacing: &'static str,
 }
 
 impl BenchScenario {
@@ -88,7 +92,8 @@ name = "bulk"
 kind = "tcp_bulk"
 from = "snd"
 to = "rcv"
-cc = "newreno"
+cc = "{cc}"
+pacing = {{ kind = "{pacing}" }}
 sndbuf = "{bufs}"
 rcvbuf = "{bufs}"
 "#,
@@ -97,12 +102,14 @@ rcvbuf = "{bufs}"
             rate = self.rate,
             one_way = self.one_way,
             bufs = self.bufs,
+            cc = self.cc,
+            pacing = self.pacing,
         )
     }
 }
 
 /// The benchmark catalogue, in the order `lfnlab bench` runs it.
-pub const SCENARIOS: [BenchScenario; 2] = [
+pub const SCENARIOS: [BenchScenario; 4] = [
     // BDP = 25 MB, socket buffers 4·BDP = 100 MB.
     BenchScenario {
         name: "1g-200ms-16MiB",
@@ -111,6 +118,8 @@ pub const SCENARIOS: [BenchScenario; 2] = [
         access_rate: "10Gbps",
         one_way: "100ms",
         bufs: "100MB",
+        cc: "newreno",
+        pacing: "off",
     },
     // BDP = 625 MB, socket buffers 4·BDP = 2500 MB.
     BenchScenario {
@@ -120,6 +129,28 @@ pub const SCENARIOS: [BenchScenario; 2] = [
         access_rate: "100Gbps",
         one_way: "250ms",
         bufs: "2500MB",
+        cc: "newreno",
+        pacing: "off",
+    },
+    BenchScenario {
+        name: "10g-500ms-cubic",
+        about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, CUBIC with HyStart, 60 s",
+        rate: "10Gbps",
+        access_rate: "100Gbps",
+        one_way: "250ms",
+        bufs: "2500MB",
+        cc: "cubic",
+        pacing: "off",
+    },
+    BenchScenario {
+        name: "10g-500ms-cubic-fq",
+        about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, CUBIC paced by fq/EDT (linux-modern), 60 s",
+        rate: "10Gbps",
+        access_rate: "100Gbps",
+        one_way: "250ms",
+        bufs: "2500MB",
+        cc: "cubic",
+        pacing: "fq",
     },
 ];
 

@@ -42,7 +42,7 @@ enum Command {
     Run(RunArgs),
     /// Check a scenario without running it
     Validate(ValidateArgs),
-    /// Run one catalogued experiment and write its tables, figures and report (not implemented yet)
+    /// Run one catalogued experiment and write its tables, figures and report (Python package only)
     Reproduce(ReproduceArgs),
     /// Run a parameter grid (not implemented yet)
     Sweep(SweepArgs),
@@ -125,7 +125,13 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             Command::Run(a) => run::run(&a.scenario, a.out.as_deref(), &a.sets, a.quiet),
             Command::Validate(a) => run::validate(&a.scenario, &a.sets),
             Command::Bench(a) => bench::bench(&a),
-            Command::Reproduce(_) => return not_implemented("reproduce"),
+            // The Python console script handles `reproduce` (python/lfnlab/reproduce): it draws figures.
+            Command::Reproduce(_) => {
+                eprintln!(
+                    "error: lfnlab reproduce is provided by the Python package: run the `lfnlab` of its environment (scripts/bootstrap)"
+                );
+                return EXIT_FAILURE;
+            }
             Command::Sweep(_) => return not_implemented("sweep"),
             // The Python console script handles `plot` before it reaches here (python/lfnlab/cli.py).
             Command::Plot(_) => {
@@ -207,7 +213,7 @@ mod tests {
     }
 
     #[test]
-    fn unimplemented_verbs_exit_1() {
+    fn verbs_of_the_python_package_or_not_implemented_exit_1() {
         assert_eq!(
             main_with_args(args(&["reproduce", "06.V1", "--quick"])),
             EXIT_FAILURE

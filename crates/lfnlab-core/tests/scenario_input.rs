@@ -103,7 +103,14 @@ fn base_resolves_with_every_default() {
         (a.txqueuelen, a.ipg_bytes, a.mtu, a.ip_version),
         (Some(1000), Some(12), Some(1500), Some(4))
     );
-    assert_eq!(a.qdisc.as_ref().unwrap().kind, "pfifo");
+    // linux-modern paces with EDT + fq (spec 06 §2.1), so the sender's qdisc is fq;
+    // the receiver sends only ACKs through pfifo.
+    let q = a.qdisc.as_ref().unwrap();
+    assert_eq!((q.kind.as_str(), q.limit, q.flow_limit), ("fq", Some(10_000), Some(100)));
+    assert_eq!(q.quantum, Some(ByteSize::from_bytes(3000)));
+    assert_eq!(s.node[2].qdisc.as_ref().unwrap().kind, "pfifo");
+    let pacing = s.flow[0].pacing.as_ref().unwrap();
+    assert_eq!((pacing.kind.as_str(), pacing.mode.as_deref(), pacing.max_rate), ("fq", Some("edt"), None));
     assert_eq!(a.profile, None);
     let r = &s.node[1];
     assert_eq!(
@@ -298,28 +305,18 @@ fn unknown_congestion_control() {
         "flow[0].cc",
         "unknown congestion control \"cubix\"; expected one of",
     );
-    let text = edit("cc = \"newreno\"", "cc = \"vegas\"");
-    assert_err(
-        load(&text),
-        "test.toml",
-        "flow[0].cc",
-        "congestion control \"vegas\" is not implemented yet",
-    );
 }
 
 #[test]
 fn profile_default_cc_must_exist() {
-    // linux-2.4 defaults to newreno; linux-modern to cubic, which is not implemented yet.
-    let text = edit("cc = \"newreno\"", "profile = \"linux-2.4\"");
-    let s = load(&text).unwrap();
-    assert_eq!(s.flow[0].cc.as_deref(), Some("newreno"));
+    // spec 06 §2.1 "Default CC" row.
+    for (profile, cc) in [("linux-2.4", "newreno"), ("linux-2.6", "bic"), ("linux-modern", "cubic")] {
+        let text = edit("cc = \"newreno\"", &format!("profile = \"{profile}\""));
+        let s = load(&text).unwrap();
+        assert_eq!(s.flow[0].cc.as_deref(), Some(cc));
+    }
     let text = edit("cc = \"newreno\"\n", "");
-    assert_err(
-        load(&text),
-        "test.toml",
-        "flow[0].cc",
-        "defaults to \"cubic\"",
-    );
+    assert_eq!(load(&text).unwrap().flow[0].cc.as_deref(), Some("cubic"));
     let text = edit(
         "cc = \"newreno\"",
         "cc = \"newreno\"\nprofile = \"linux-3\"",
@@ -733,4 +730,51 @@ mod never_panics {
             let _ = load_with(&dumbbell_text(), &[arg.as_str()]);
         }
     }
+}
+
+#[test]
+fn cc_params_are_checked_and_filled_in() {
+    // Every parameter of the algorithm appears in the resolved scenario.
+    let text = edit("cc = \"newreno\"", "cc = \"cubic\"\ncc_params = { beta = 0.8 }");
+    let s = load(&text).unwrap();
+    let p = s.flow[0].cc_params.as_ref().unwrap();
+    assert_eq!(p.get("beta").and_then(|v| v.as_float()), Some(0.8));
+    assert!(p.len() > 3, "{p:?}");
+    // The filled-in scenario reloads to the same thing.
+    let again = load(&to_toml(&s)).unwrap();
+    assert_eq!(again, s);
+    let text = edit("cc = \"newreno\"", "cc = \"cubic\"\ncc_params = { betta = 0.8 }");
+    assert_err(load(&text), "test.toml", "flow[0].cc_params.betta", "unknown parameter \"betta\"; expected one of");
+    let text = edit("cc = \"newreno\"", "cc = \"cubic\"\ncc_params = { beta = \"high\" }");
+    assert_err(load(&text), "test.toml", "flow[0].cc_params.beta", "expected a number");
+    let text = edit("cc = \"newreno\"", "cc = \"cubic\"\ncc_params = { beta = [1] }");
+    assert_err(load(&text), "test.toml", "flow[0].cc_params.beta", "got a value of type array");
+    let text = edit("cc = \"newreno\"", "cc = \"newreno\"\ncc_params = { beta = 0.5 }");
+    assert_err(load(&text), "test.toml", "flow[0].cc_params.beta", "this algorithm has no parameters");
+}
+
+#[test]
+fn pacing_keys() {
+    let text = edit("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"internal\", max_rate = \"100Mbps\" }");
+    let s = load(&text).unwrap();
+    assert_eq!(s.node[0].qdisc.as_ref().unwrap().kind, "pfifo");
+    let cfg = tcp_config(&s, 0);
+    assert_eq!(cfg.pacing, lfnlab_core::host::tcp::config::Pacing::Internal);
+    assert_eq!(cfg.max_pacing_rate_bytes_per_s, 12.5e6);
+    let text = edit("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"fast\" }");
+    assert_err(load(&text), "test.toml", "flow[0].pacing.kind", "expected one of \"off\", \"internal\", \"fq\"");
+    let text = edit("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"internal\", mode = \"edt\" }");
+    assert_err(load(&text), "test.toml", "flow[0].pacing.mode", "applies only to kind = \"fq\"");
+    let text = edit("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"fq\", mode = \"later\" }");
+    assert_err(load(&text), "test.toml", "flow[0].pacing.mode", "\"edt\", \"fq\"");
+    // fq pacing needs the fq qdisc.
+    let text = edit("kind = \"host\"\n", "kind = \"host\"\nqdisc = { kind = \"pfifo\" }\n");
+    assert_err(load(&text), "test.toml", "flow[0].pacing.kind", "needs the fq qdisc on host \"a\"");
+    let text = edit("kind = \"host\"\n", "kind = \"host\"\nqdisc = { kind = \"pfifo\", limit = 5 }\npacing = { kind = \"off\" }\n");
+    assert_err(load(&text), "test.toml", "node[0].qdisc.limit", "applies only to kind = \"fq\"");
+    // A host default reaches the flow; BBR without fq paces internally (CHOICE, as Linux).
+    let text = edit("kind = \"host\"\n", "kind = \"host\"\npacing = { kind = \"off\" }\n");
+    let text = text.replacen("cc = \"newreno\"", "cc = \"bbr\"", 1);
+    let s = load(&text).unwrap();
+    assert_eq!(s.flow[0].pacing.as_ref().unwrap().kind, "internal");
 }

@@ -4,17 +4,36 @@
 mod common;
 use common::*;
 
-/// V1: 1 Gbit/s, 50 ms, buffer 1·BDP, socket buffers 4·BDP, NewReno, 60 s:
+/// V1: 1 Gbit/s, 50 ms, buffer 1·BDP, socket buffers 4·BDP, 60 s:
 /// goodput over [20, 60] s ≥ 0.98·(1448/1538)·C and ≤ (1448/1538)·C + 0.1 %.
-#[test]
-fn v1_goodput_newreno() {
+/// The 4·BDP are what an application passes to setsockopt (CHOICE, see
+/// docs/choices.md "V1 socket buffers"): the kernel doubles them.
+fn v1_goodput(cc: &'static str) {
     // BDP = 1e9 · 0.05 / 8 = 6.25 MB.
-    let out = Path06 { duration: "60s", buffer: "6250000B", bufs: "25000000B", ..Default::default() }.run();
+    let out = Path06 {
+        duration: "60s",
+        buffer: "6250000B",
+        bufs: "25000000B",
+        tcp: "buffer_semantics = \"setsockopt\"",
+        cc,
+        ..Default::default()
+    }
+    .run();
     let g = goodput_bps(&out.tcp, 20.0, 60.0);
     let bound = wire_bound_bps(1e9);
-    eprintln!("V1: goodput {g:.0} bit/s = {:.4} of the wire bound; losses {}", g / bound, out.summary.flows[0].retransmitted_segments);
+    eprintln!("V1 {cc}: goodput {g:.0} bit/s = {:.4} of the wire bound; losses {}", g / bound, out.summary.flows[0].retransmitted_segments);
     assert!(g >= 0.98 * bound, "goodput {g:.0} < 0.98 × wire bound {bound:.0}");
     assert!(g <= bound * 1.001, "goodput {g:.0} above the wire bound {bound:.0}");
+}
+
+#[test]
+fn v1_goodput_newreno() {
+    v1_goodput("newreno");
+}
+
+#[test]
+fn v1_goodput_cubic() {
+    v1_goodput("cubic");
 }
 
 /// Rounds until cwnd ≥ BDP, from the event-mode trace.

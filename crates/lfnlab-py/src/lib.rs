@@ -41,7 +41,7 @@ fn load_scenario_dict(
 /// What `run_scenario` computes with the GIL released.
 struct Finished {
     summary_json: Vec<u8>,
-    tables: [(&'static str, Vec<u8>); 3],
+    tables: [(&'static str, Vec<u8>); 4],
 }
 
 fn run_and_write(
@@ -60,13 +60,14 @@ fn run_and_write(
             ("flows", to_ipc_stream(&out.flows)),
             ("tcp", to_ipc_stream(&out.tcp)),
             ("queues", to_ipc_stream(&out.queues)),
+            ("packets", to_ipc_stream(&out.packets)),
         ],
     })
 }
 
 /// Runs a resolved scenario (the TOML of `load_scenario_*`), writing the result
 /// directory when `out_dir` is given. Returns the summary as JSON and the tables
-/// `flows`, `tcp`, `queues` as Arrow IPC streams. The GIL is released meanwhile.
+/// `flows`, `tcp`, `queues`, `packets` as Arrow IPC streams. The GIL is released meanwhile.
 #[pyfunction]
 #[pyo3(signature = (resolved_toml, out_dir = None, origin = "<scenario>".to_string()))]
 fn run_scenario<'py>(

@@ -4,6 +4,8 @@
 //! the end of the run, so monitoring adds no events and never changes results.
 
 use crate::engine::time::{SimTime, Span};
+use super::packet_capture::Capture;
+use crate::net::packet::Packet;
 use crate::net::queue::QueueStats;
 use crate::results::table::{Column, Table};
 
@@ -32,10 +34,11 @@ pub struct LinkMonitor {
     q_max: Vec<u64>,
     q_drops: Vec<u64>,
     q_enq: Vec<u64>,
+    pub capture: Capture,
 }
 
 impl LinkMonitor {
-    pub fn new(name: String, port: u32, bin: Span, n_flows: usize) -> LinkMonitor {
+    pub fn new(name: String, port: u32, bin: Span, n_flows: usize, capture_packets: u64) -> LinkMonitor {
         LinkMonitor {
             name,
             port,
@@ -56,6 +59,7 @@ impl LinkMonitor {
             q_max: Vec::new(),
             q_drops: Vec::new(),
             q_enq: Vec::new(),
+            capture: Capture::new(capture_packets),
         }
     }
 
@@ -93,11 +97,13 @@ impl LinkMonitor {
         self.bin_end += self.bin;
     }
 
-    /// A frame of `flow` left the port.
+    /// Frame `p` starts onto the wire at `now`.
     #[inline]
-    pub fn on_departure(&mut self, flow: u32, l2_bytes: u64) {
+    pub fn on_departure(&mut self, now: SimTime, p: &Packet) {
+        self.capture.record(now, p);
+        let flow = p.flow;
         let c = &mut self.cur[flow as usize];
-        c.0 += l2_bytes;
+        c.0 += p.l2_bytes();
         c.1 += 1;
         self.seen[flow as usize] = true;
     }

@@ -1,3 +1,4 @@
 //! Observation: per-bin link and queue counters, and TCP connection traces.
 pub mod link_monitor;
+pub mod packet_capture;
 pub mod tcp_trace;

@@ -3,6 +3,8 @@
 //! or at the end of the run), so tracing never adds events or changes results.
 
 use crate::engine::time::{SimTime, Span};
+use crate::host::cc::CongestionControl;
+use crate::host::tcp::config::Pacing;
 use crate::host::tcp::socket::TcpSocket;
 use crate::results::table::{Column, Table};
 
@@ -84,11 +86,21 @@ macro_rules! columns {
     ($($name:ident : $ty:tt),+ $(,)?) => {
         /// Column buffers of `tcp.parquet`.
         #[derive(Default)]
-        pub struct TcpColumns { pub flow_names: Vec<String>, $(pub $name: Vec<$ty>),+ }
+        pub struct TcpColumns {
+            pub flow_names: Vec<String>,
+            /// `cc_*` columns: the union of every traced algorithm's variables,
+            /// NaN in rows of connections whose algorithm lacks one (spec 06 §6).
+            cc: Vec<(String, Vec<f64>)>,
+            rows: usize,
+            $(pub $name: Vec<$ty>),+
+        }
         impl TcpColumns {
-            fn columns(self) -> Vec<(&'static str, Column)> {
+            fn columns(self) -> Vec<(String, Column)> {
                 let mut v = Vec::new();
-                $(v.push((stringify!($name), columns!(@col $ty, self.$name)));)+
+                $(v.push((stringify!($name).to_string(), columns!(@col $ty, self.$name)));)+
+                for (name, values) in self.cc {
+                    v.push((name, Column::F64(values)));
+                }
                 v
             }
         }
@@ -102,7 +114,7 @@ columns!(
     t: f64, flow: String, srtt: f64, rttvar: f64, rto: f64, min_rtt: f64, latest_rtt: f64,
     cwnd: f64, ssthresh: f64, in_flight: u64, sacked_out: u64, lost_out: u64, retrans_out: u64,
     bytes_in_flight: u64, snd_una: u64, snd_nxt: u64, snd_max: u64, rwnd: u64, rcv_wnd: u64, m_used: u64,
-    pacing_rate: f64, ca_state: String, dupacks: u64, sack_blocks: u64,
+    pacing_rate: f64, delivery_rate: f64, ca_state: String, dupacks: u64, sack_blocks: u64,
     retrans: u64, fast_retrans: u64, rtos: u64, send_stalls: u64, cwr_entries: u64, dsacks: u64,
     bytes_acked: u64, bytes_read: u64, rounds: u64, snd_lim: String,
     lim_cwnd_s: f64, lim_rwnd_s: f64, lim_application_s: f64, lim_stall_s: f64, lim_pacing_s: f64,
@@ -138,7 +150,8 @@ impl TcpColumns {
         self.rwnd.push(snd.snd_wnd);
         self.rcv_wnd.push(r.rcv.rcv_wnd());
         self.m_used.push(r.rcv.m_used);
-        self.pacing_rate.push(0.0);
+        self.pacing_rate.push(if s.pacing() == Pacing::Off { 0.0 } else { snd.pacing_rate });
+        self.delivery_rate.push(snd.last_rate.map_or(0.0, |r| r.delivery_rate_bytes_per_s));
         self.ca_state.push(snd.state.name().to_string());
         self.dupacks.push(snd.dupacks as u64);
         self.sack_blocks.push(snd.stats.last_sack_blocks);
@@ -163,10 +176,37 @@ impl TcpColumns {
         self.cwnd_max.push(e.cwnd_max);
         self.in_flight_min.push(e.inflight_min);
         self.in_flight_max.push(e.inflight_max);
+        self.push_cc(snd.cc.as_ref());
+    }
+
+    fn push_cc(&mut self, cc: &dyn CongestionControl) {
+        let names = cc.trace_names();
+        let mut values = [f64::NAN; 4];
+        cc.trace_values(&mut values[..names.len().min(4)]);
+        let row = self.rows;
+        self.rows += 1;
+        for (name, v) in names.iter().zip(values) {
+            let col = format!("cc_{name}");
+            let i = match self.cc.iter().position(|(n, _)| *n == col) {
+                Some(i) => i,
+                None => {
+                    self.cc.push((col, vec![f64::NAN; row]));
+                    self.cc.len() - 1
+                }
+            };
+            self.cc[i].1.push(v);
+        }
+        for (_, c) in self.cc.iter_mut() {
+            if c.len() == row {
+                c.push(f64::NAN);
+            }
+        }
     }
 
     pub fn into_table(self) -> Table {
-        Table::new("tcp", self.columns().into_iter().collect())
+        let t = Table { name: "tcp".into(), columns: self.columns() };
+        t.check();
+        t
     }
 }
 
@@ -174,5 +214,7 @@ pub mod columns_doc {
     //! Units (spec 06 §6): times in s; cwnd, ssthresh, in_flight, sacked_out,
     //! lost_out, retrans_out in segments; bytes_* , snd_*, rwnd, rcv_wnd, m_used in
     //! bytes (sequence numbers relative); pacing_rate in B/s (0 when unpaced);
+    //! delivery_rate in B/s (the latest spec 06 §4.2 sample, 0 before one);
+    //! `cc_*` the algorithm's own variables (NaN where undefined);
     //! counters cumulative; `lim_*_s` cumulative seconds under each `snd_lim`.
 }

@@ -12,12 +12,14 @@ pub enum DropCause {
     IfqFull = 2,
     /// A segment that would overflow the receive buffer (spec 06 §2.3 rule 4).
     RcvBuf = 3,
+    /// An fq packet stamped later than now + horizon (spec 06 §5.3 `edt`).
+    Horizon = 4,
 }
 
-pub const DROP_CAUSES: usize = 4;
+pub const DROP_CAUSES: usize = 5;
 
 impl DropCause {
-    pub const ALL: [DropCause; DROP_CAUSES] = [DropCause::Tail, DropCause::RandomLoss, DropCause::IfqFull, DropCause::RcvBuf];
+    pub const ALL: [DropCause; DROP_CAUSES] = [DropCause::Tail, DropCause::RandomLoss, DropCause::IfqFull, DropCause::RcvBuf, DropCause::Horizon];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -25,6 +27,7 @@ impl DropCause {
             DropCause::RandomLoss => "random_loss",
             DropCause::IfqFull => "ifq_full",
             DropCause::RcvBuf => "rcvbuf",
+            DropCause::Horizon => "horizon",
         }
     }
 }

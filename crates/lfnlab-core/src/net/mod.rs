@@ -1,6 +1,7 @@
 //! The network: packets, link directions (channels), egress queues, routing.
 pub mod channel;
 pub mod drop;
+pub mod fq;
 pub mod packet;
 pub mod queue;
 pub mod routing;

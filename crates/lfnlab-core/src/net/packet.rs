@@ -83,6 +83,9 @@ pub struct Packet {
     /// IP packet length in bytes (L3).
     pub l3_bytes: u32,
     pub tcp: TcpHeader,
+    /// Earliest departure time stamped by an EDT sender (spec 06 §5.3 `edt`);
+    /// zero when unstamped.
+    pub tstamp: SimTime,
 }
 
 impl Packet {
@@ -119,7 +122,7 @@ mod tests {
 
     #[test]
     fn framing() {
-        let mut p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: 1500, tcp: TcpHeader::default() };
+        let mut p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: 1500, tcp: TcpHeader::default(), tstamp: SimTime::ZERO };
         // 1500-byte IP packet: L2 1518, wire 1538 (spec 06 §1.2).
         assert_eq!(p.l2_bytes(), 1518);
         assert_eq!(p.wire_bytes(12), 1538);

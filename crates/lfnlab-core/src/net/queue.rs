@@ -72,6 +72,10 @@ pub trait Qdisc {
     fn len_packets(&self) -> u64 {
         self.stats().packets
     }
+    /// How many more packets of (flow, dir) `enqueue` would accept now.
+    fn room_packets(&self, _flow: FlowId, _dir: u8) -> u64 {
+        u64::MAX
+    }
 }
 
 /// Drop-tail FIFO with an optional byte limit and an optional packet limit.
@@ -141,6 +145,10 @@ impl Qdisc for Fifo {
         self.stats.drops.add(cause);
         self.stats.bytes_dropped += bytes;
     }
+
+    fn room_packets(&self, _flow: FlowId, _dir: u8) -> u64 {
+        self.limit_packets.map_or(u64::MAX, |p| p.saturating_sub(self.stats.packets))
+    }
 }
 
 #[cfg(test)]
@@ -149,7 +157,7 @@ mod tests {
     use crate::net::packet::{PacketKind, TcpHeader};
 
     fn pkt(l3: u32) -> Packet {
-        Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, tcp: TcpHeader::default() }
+        Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, tcp: TcpHeader::default(), tstamp: SimTime::ZERO }
     }
 
     #[test]

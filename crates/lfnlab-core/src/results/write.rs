@@ -19,11 +19,12 @@ use crate::error::Error;
 use crate::sim::RunOutput;
 
 /// The files of a result directory, in the order they are written.
-pub const RESULT_FILES: [&str; 5] = [
+pub const RESULT_FILES: [&str; 6] = [
     "summary.json",
     "flows.parquet",
     "tcp.parquet",
     "queues.parquet",
+    "packets.parquet",
     "scenario.toml",
 ];
 
@@ -112,6 +113,7 @@ fn write_all(tmp: &Path, out: &RunOutput) -> Result<(), Error> {
     write_file(&tmp.join("flows.parquet"), &to_parquet(&out.flows)?)?;
     write_file(&tmp.join("tcp.parquet"), &to_parquet(&out.tcp)?)?;
     write_file(&tmp.join("queues.parquet"), &to_parquet(&out.queues)?)?;
+    write_file(&tmp.join("packets.parquet"), &to_parquet(&out.packets)?)?;
     write_file(&tmp.join("scenario.toml"), out.scenario_toml.as_bytes())
 }
 
@@ -127,8 +129,8 @@ fn remove_if_present(p: &Path) -> Result<(), Error> {
     }
 }
 
-/// Writes `summary.json`, `flows.parquet`, `tcp.parquet`, `queues.parquet` and
-/// `scenario.toml` into `dir`, replacing a previous result there (see `check_out_dir`).
+/// Writes `summary.json`, `flows.parquet`, `tcp.parquet`, `queues.parquet`,
+/// `packets.parquet` and `scenario.toml` into `dir`, replacing a previous result there (see `check_out_dir`).
 /// Parent directories are created. On failure nothing named `dir` is left half-written.
 pub fn write_dir(dir: &Path, out: &RunOutput) -> Result<(), Error> {
     check_out_dir(dir).map_err(Error::Io)?;
@@ -241,6 +243,7 @@ mod tests {
             flows,
             tcp: sample(),
             queues,
+            packets: Table::new("packets", vec![("t", Column::F64(vec![]))]),
             scenario_toml: "[sim]\nname = \"unit\"\n".into(),
         }
     }

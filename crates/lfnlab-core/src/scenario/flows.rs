@@ -8,6 +8,8 @@ use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec};
 use super::nodes::{check_profile, kind_name};
 use super::profiles::{default_cc, profile_params, DEFAULT_PROFILE};
 use super::resolve::Ctx;
+use super::cc_params::resolve_cc_params;
+use super::pacing::resolve_flow_pacing;
 use super::tcp_params::{check_params, merge};
 use super::units::{ByteSize, TimeSpan};
 use crate::error::InputError;
@@ -181,6 +183,10 @@ fn resolve_tcp_bulk(
     // A pair may be valid in each table yet clash once merged.
     check_params(&merged, ctx.file, &at("tcp"))?;
     f.tcp = Some(merged);
+    let profile = f.profile.clone().unwrap_or_default();
+    let cc = f.cc.clone().unwrap_or_default();
+    f.cc_params = Some(resolve_cc_params(f.cc_params.as_ref(), &cc, &profile, &at("cc_params"), ctx)?);
+    resolve_flow_pacing(f, i, sender, &profile, &cc, ctx)?;
     Ok(())
 }
 
@@ -200,6 +206,8 @@ fn resolve_udp_cbr(
             ("rcvbuf", f.rcvbuf.is_some()),
             ("tcp", f.tcp.is_some()),
             ("bytes", f.bytes.is_some()),
+            ("cc_params", f.cc_params.is_some()),
+            ("pacing", f.pacing.is_some()),
         ],
         i,
         "udp_cbr",

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use super::model::{LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
 use super::resolve::Ctx;
+use super::units::TimeSpan;
 use crate::error::InputError;
 
 /// CHOICE: a router/emulator egress queue that is not configured is drop-tail
@@ -87,6 +88,7 @@ pub fn resolve_links(
     links: &mut [LinkSpec],
     nodes: &[NodeSpec],
     graph: &mut Graph,
+    duration: TimeSpan,
     ctx: &Ctx,
 ) -> Result<(), InputError> {
     for (i, l) in links.iter_mut().enumerate() {
@@ -137,7 +139,7 @@ pub fn resolve_links(
             ctx,
         )?;
         if let Some(loss) = &mut l.loss {
-            resolve_loss(loss, &at("loss"), ctx)?;
+            resolve_loss(loss, &at("loss"), duration, ctx)?;
         }
     }
     Ok(())
@@ -190,7 +192,7 @@ fn resolve_queue(
 }
 
 /// Random loss (spec 06 §7 V3): Bernoulli, p in [0, 1], on data frames by default.
-fn resolve_loss(loss: &mut LossSpec, at: &str, ctx: &Ctx) -> Result<(), InputError> {
+fn resolve_loss(loss: &mut LossSpec, at: &str, duration: TimeSpan, ctx: &Ctx) -> Result<(), InputError> {
     if loss.kind != "bernoulli" {
         return Err(ctx.err(
             format!("{at}.kind"),
@@ -212,6 +214,11 @@ fn resolve_loss(loss: &mut LossSpec, at: &str, ctx: &Ctx) -> Result<(), InputErr
             format!("{at}.applies_to"),
             format!("expected \"data\" or \"all\", got \"{applies_to}\""),
         ));
+    }
+    let start = *loss.start.get_or_insert(TimeSpan::ZERO);
+    let stop = *loss.stop.get_or_insert(duration);
+    if stop <= start {
+        return Err(ctx.err(format!("{at}.stop"), format!("stop ({stop}) must be after start ({start})")));
     }
     Ok(())
 }

@@ -87,14 +87,43 @@ pub struct NodeSpec {
     pub profile: Option<String>,
     /// Default TCP parameter overrides for flows leaving this host.
     pub tcp: Option<TcpParams>,
+    /// Default pacing for TCP flows leaving this host (spec 06 §4.3, §5.3).
+    pub pacing: Option<PacingSpec>,
+}
+
+/// Sender pacing (spec 06 §4.3 rate; §5.3 who enforces it).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PacingSpec {
+    /// `off`, `internal` (TCP holds segments until their time) or `fq` (the
+    /// host's fq qdisc does).
+    pub kind: String,
+    /// With `kind = "fq"`: `edt` (TCP stamps departure times, the default) or
+    /// `fq` (the qdisc computes them from the flow's pacing rate).
+    pub mode: Option<String>,
+    /// `max_pacing_rate` (SO_MAX_PACING_RATE); unset = no cap.
+    pub max_rate: Option<Rate>,
 }
 
 /// A host qdisc.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QdiscSpec {
-    /// `pfifo` (the pacing qdiscs of later chapters plug in here).
+    /// `pfifo` (capacity `txqueuelen`) or `fq` (spec 06 §5.3); the pacing
+    /// qdiscs of later chapters plug in here.
     pub kind: String,
+    /// `fq`: packets held in total, default 10000.
+    pub limit: Option<u64>,
+    /// `fq`: packets held per flow, default 100.
+    pub flow_limit: Option<u64>,
+    /// `fq`: deficit round-robin quantum, default 2·MTU.
+    pub quantum: Option<ByteSize>,
+    /// `fq`: quantum of a new or refilled flow, default 10·MTU.
+    pub initial_quantum: Option<ByteSize>,
+    /// `fq`: idle time after which a flow gets `initial_quantum` again, default 40 ms.
+    pub flow_refill_delay: Option<TimeSpan>,
+    /// `fq`: packets stamped later than now + horizon are dropped, default 10 s.
+    pub horizon: Option<TimeSpan>,
 }
 
 /// `[[link]]`: a full-duplex link (spec 00 §2.2).
@@ -140,6 +169,10 @@ pub struct LossSpec {
     pub p: f64,
     /// Which frames may be dropped: `data` (default: TCP segments with payload and UDP) or `all`.
     pub applies_to: Option<String>,
+    /// Loss applies to frames arriving in [start, stop): default from 0 s to
+    /// the end of the run. With p = 1 this is an outage (spec 06 §7 V7).
+    pub start: Option<TimeSpan>,
+    pub stop: Option<TimeSpan>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -173,6 +206,11 @@ pub struct FlowSpec {
     pub rcvbuf: Option<ByteSize>,
     /// `tcp_bulk`: single-parameter overrides of the profile.
     pub tcp: Option<TcpParams>,
+    /// `tcp_bulk`: congestion-control parameters (spec 06 §4.4); every
+    /// parameter of `cc` is filled in when resolved.
+    pub cc_params: Option<toml::Table>,
+    /// `tcp_bulk`: pacing; default the host's, else the profile's.
+    pub pacing: Option<PacingSpec>,
     /// `udp_cbr`: transmission capacity including preamble and IPG (spec 05 §2.5).
     pub rate: Option<Rate>,
     /// `udp_cbr`: IP packet length in bytes, default 1500.
@@ -236,4 +274,7 @@ pub struct MonitorSpec {
     pub link: String,
     /// Bin width.
     pub bin: TimeSpan,
+    /// Record the first N frames leaving this egress in `packets.parquet`
+    /// (default 0: no capture).
+    pub capture_packets: Option<u64>,
 }

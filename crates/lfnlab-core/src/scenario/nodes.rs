@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{LinkSpec, NodeKind, NodeSpec, QdiscSpec};
+use super::model::{LinkSpec, NodeKind, NodeSpec};
 use super::profiles::PROFILES;
 use super::resolve::Ctx;
 use super::tcp_params::check_params;
@@ -19,8 +19,6 @@ const DEFAULT_MTU: u32 = 1500;
 /// CHOICE: 576 B is the IPv4 minimum datagram every host must accept; 9600 B
 /// covers the jumbo frames of chapter 04 (9198 B) with room to spare.
 const MTU_RANGE: std::ops::RangeInclusive<u32> = 576..=9600;
-/// The host qdisc kinds implemented so far (spec 06 §5.3).
-const QDISC_KINDS: &[&str] = &["pfifo"];
 
 pub fn kind_name(kind: NodeKind) -> &'static str {
     match kind {
@@ -79,7 +77,7 @@ pub fn check_nodes(nodes: &[NodeSpec], ctx: &Ctx) -> Result<(), InputError> {
     Ok(())
 }
 
-fn host_keys(n: &NodeSpec) -> [(&'static str, bool); 8] {
+fn host_keys(n: &NodeSpec) -> [(&'static str, bool); 9] {
     [
         ("nic_rate", n.nic_rate.is_some()),
         ("txqueuelen", n.txqueuelen.is_some()),
@@ -89,6 +87,7 @@ fn host_keys(n: &NodeSpec) -> [(&'static str, bool); 8] {
         ("qdisc", n.qdisc.is_some()),
         ("profile", n.profile.is_some()),
         ("tcp", n.tcp.is_some()),
+        ("pacing", n.pacing.is_some()),
     ]
 }
 
@@ -145,18 +144,7 @@ pub fn resolve_hosts(
         if version != 4 && version != 6 {
             return Err(ctx.err(at("ip_version"), format!("expected 4 or 6, got {version}")));
         }
-        let qdisc = n.qdisc.get_or_insert_with(|| QdiscSpec {
-            kind: "pfifo".into(),
-        });
-        if !QDISC_KINDS.contains(&qdisc.kind.as_str()) {
-            return Err(ctx.err(
-                at("qdisc.kind"),
-                format!(
-                    "expected \"pfifo\" (the only host qdisc implemented so far), got \"{}\"",
-                    qdisc.kind
-                ),
-            ));
-        }
+        // `qdisc` is filled in after the flows (scenario::pacing): fq when a flow needs it.
         // `profile` stays unset here: each flow resolves its own (spec 06 §2.1).
         if let Some(p) = &n.profile {
             check_profile(p).map_err(|m| ctx.err(at("profile"), m))?;

@@ -9,6 +9,7 @@ use super::flows::resolve_flows;
 use super::links::{resolve_links, Graph};
 use super::model::{MonitorSpec, Scenario, SimSpec, TraceMode, TraceSpec};
 use super::nodes::{check_nodes, resolve_hosts};
+use super::pacing::resolve_host_qdiscs;
 use super::units::TimeSpan;
 use crate::engine::time::Span;
 use crate::error::InputError;
@@ -36,10 +37,11 @@ pub fn resolve(mut s: Scenario, origin: &str) -> Result<Scenario, InputError> {
     let duration = resolve_sim(&mut s.sim, origin, &ctx)?;
     check_nodes(&s.node, &ctx)?;
     let mut graph = Graph::new(&s.node);
-    resolve_links(&mut s.link, &s.node, &mut graph, &ctx)?;
+    resolve_links(&mut s.link, &s.node, &mut graph, duration, &ctx)?;
     resolve_hosts(&mut s.node, &s.link, &ctx)?;
     resolve_flows(&mut s.flow, &s.node, &graph, duration, &ctx)?;
-    resolve_monitors(&s.monitor, &graph, &ctx)?;
+    resolve_host_qdiscs(&mut s.node, &s.flow, &ctx)?;
+    resolve_monitors(&mut s.monitor, &graph, &ctx)?;
     Ok(s)
 }
 
@@ -89,8 +91,9 @@ fn resolve_sim(sim: &mut SimSpec, origin: &str, ctx: &Ctx) -> Result<TimeSpan, I
 }
 
 /// `link = "a->b"` names the egress of a toward b on an existing link.
-fn resolve_monitors(monitors: &[MonitorSpec], graph: &Graph, ctx: &Ctx) -> Result<(), InputError> {
-    for (i, m) in monitors.iter().enumerate() {
+fn resolve_monitors(monitors: &mut [MonitorSpec], graph: &Graph, ctx: &Ctx) -> Result<(), InputError> {
+    for (i, m) in monitors.iter_mut().enumerate() {
+        m.capture_packets.get_or_insert(0);
         let at = |key: &str| format!("monitor[{i}].{key}");
         let Some((a, b)) = m.link.split_once("->") else {
             return Err(ctx.err(

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use super::model::{FlowKind, Scenario, TcpParams};
 use crate::error::InputError;
 use crate::host::tcp::config::{
-    AckPolicy, BufferSemantics, Delack, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
+    AckPolicy, BufferSemantics, Delack, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
     RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, TcpConfig,
     TruesizeModel,
 };
@@ -133,7 +133,19 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
     };
     let buffer =
         |b: Option<super::units::ByteSize>| b.expect(UNRESOLVED).bytes().saturating_mul(factor);
+    let pacing = flow.pacing.as_ref().expect(UNRESOLVED);
+    let kind: PacingKind = pacing.kind.parse().expect(UNRESOLVED);
+    let pacing_mode = match kind {
+        PacingKind::Off => Pacing::Off,
+        PacingKind::Internal => Pacing::Internal,
+        PacingKind::Fq => match name::<FqMode>(&pacing.mode) {
+            FqMode::Edt => Pacing::Edt,
+            FqMode::Fq => Pacing::QdiscRate,
+        },
+    };
     TcpConfig {
+        pacing: pacing_mode,
+        max_pacing_rate_bytes_per_s: pacing.max_rate.map_or(f64::INFINITY, |r| r.bps as f64 / 8.0),
         iw: name(&p.iw),
         abc_l: match p.abc_l.expect(UNRESOLVED) {
             0 => u32::MAX,

@@ -7,7 +7,7 @@ use super::world::{FlowEnds, Host, Loss, NodeRole, Port, TcpFlow, World};
 use crate::apps::udp_cbr::UdpCbr;
 use crate::engine::event_queue::Event;
 use crate::engine::rng::Stream;
-use crate::engine::time::SimTime;
+use crate::engine::time::{SimTime, Span};
 use crate::error::Error;
 use crate::host::cc;
 use crate::host::tcp::config::SsthreshBasis;
@@ -16,6 +16,7 @@ use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::channel::Channel;
 use crate::net::packet::{NodeId, Packet, PacketKind, TcpHeader};
+use crate::net::fq::{Fq, FqConfig};
 use crate::net::queue::Fifo;
 use crate::net::routing::RouteTable;
 use crate::scenario;
@@ -59,6 +60,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                 l.loss.as_ref().map(|ls| Loss {
                     p: ls.p,
                     data_only: ls.applies_to.as_deref() != Some("all"),
+                    start: SimTime::ZERO + ls.start.map_or(Span::ZERO, |t| t.span),
+                    stop: ls.stop.map_or(SimTime::NEVER, |t| SimTime::ZERO + t.span),
                     rng: Stream::derive(seed, &format!("link[{li}].loss")),
                 })
             } else {
@@ -74,7 +77,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     channel: ch,
                     rate_bps: nd.nic_rate.map_or(l.rate.bps, |r| r.bps),
                     ipg_bytes: nd.ipg_bytes.unwrap_or(12),
-                    qdisc: Box::new(Fifo::new(None, Some(nd.txqueuelen.unwrap_or(1000) as u64))),
+                    qdisc: host_qdisc(nd),
                     busy_until: SimTime::ZERO,
                     wake_at: None,
                     host: None,
@@ -113,7 +116,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             let port = host_port[i].ok_or_else(|| bad(format!("host {} has no link", nd.name)))?;
             let h = w.hosts.len() as u32;
             port_specs[port as usize].host = Some(h);
-            w.hosts.push(Host { node: i as NodeId, port, txqueuelen: nd.txqueuelen.unwrap_or(1000) as u64, stalled: Vec::new() });
+            w.hosts.push(Host { node: i as NodeId, port, stalled: Vec::new() });
             w.nodes.push(NodeRole::Host(h));
         } else {
             w.nodes.push(NodeRole::Forwarder);
@@ -152,7 +155,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     mtu: s.node[local].mtu.unwrap_or(1500),
                 };
                 let profile = f.profile.as_deref().unwrap_or(scenario::DEFAULT_PROFILE);
-                let params = cc::resolve_params(&cc_name, profile, &cc::CcParams::new()).map_err(|e| bad(format!("flow[{fi}].cc_params.{}: {}", e.key, e.message)))?;
+                let given = f.cc_params.as_ref().map(scenario::cc_params_from_table).unwrap_or_default();
+                let params = cc::resolve_params(&cc_name, profile, &given).map_err(|e| bad(format!("flow[{fi}].cc_params.{}: {}", e.key, e.message)))?;
                 let seed = Stream::derive(seed, &format!("flow[{fi}].cc")).next_u64();
                 let cc_i = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed }).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
                 let cc_a = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed: seed.rotate_left(1) }).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
@@ -190,6 +194,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     dir: 0,
                     l3_bytes: f.size.unwrap_or(1500),
                     tcp: TcpHeader::default(),
+                    tstamp: SimTime::ZERO,
                 };
                 let ai = w.udp.len() as u32;
                 w.udp.push(UdpCbr::new(ha, template, rate, start, stop));
@@ -204,8 +209,26 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         let (x, y) = (node_of(x)?, node_of(y)?);
         let port = *egress.get(&(x, y)).ok_or_else(|| bad(format!("monitor link {}", m.link)))?;
         let mi = w.monitors.len() as u32;
-        w.monitors.push(LinkMonitor::new(m.link.clone(), port, m.bin.span, s.flow.len()));
+        w.monitors.push(LinkMonitor::new(m.link.clone(), port, m.bin.span, s.flow.len(), m.capture_packets.unwrap_or(0)));
         w.ports[port as usize].monitor = Some(mi);
     }
     Ok(w)
+}
+
+/// A host's qdisc (spec 06 §5.3): `pfifo` holding `txqueuelen` packets, or `fq`.
+fn host_qdisc(nd: &crate::scenario::model::NodeSpec) -> Box<dyn crate::net::queue::Qdisc> {
+    match nd.qdisc.as_ref() {
+        Some(q) if q.kind == "fq" => {
+            let mtu = nd.mtu.unwrap_or(1500) as u64;
+            Box::new(Fq::new(FqConfig {
+                limit_packets: q.limit.unwrap_or(10_000),
+                flow_limit_packets: q.flow_limit.unwrap_or(100),
+                quantum_bytes: q.quantum.map_or(2 * mtu, |b| b.bytes()),
+                initial_quantum_bytes: q.initial_quantum.map_or(10 * mtu, |b| b.bytes()),
+                refill_delay: q.flow_refill_delay.map_or(Span::from_ms(40), |t| t.span()),
+                horizon: q.horizon.map_or(Span::from_secs(10), |t| t.span()),
+            }))
+        }
+        _ => Box::new(Fifo::new(None, Some(nd.txqueuelen.unwrap_or(1000) as u64))),
+    }
 }

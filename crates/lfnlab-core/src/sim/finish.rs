@@ -8,6 +8,7 @@ use super::RunOutput;
 use super::world::{FlowEnds, World};
 use crate::error::Error;
 use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
+use crate::monitor::packet_capture::PacketsColumns;
 use crate::net::drop::DropCause;
 use crate::results::summary::{ConservationSummary, FlowSummary, QueueSummary, Summary};
 use crate::scenario;
@@ -27,8 +28,10 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     }
     let mut flows_cols = FlowsColumns::default();
     let mut queues_cols = QueuesColumns::default();
+    let mut packets_cols = PacketsColumns::default();
     for m in w.monitors.iter_mut() {
         m.drain_into(&w.flow_names, &mut flows_cols, &mut queues_cols);
+        m.capture.drain_into(&m.name, &w.flow_names, &mut packets_cols);
     }
 
     // Books: emitted = delivered + dropped + queued + on links (frames and L3 bytes).
@@ -149,6 +152,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         flows: flows_cols.into_table(),
         tcp: cols.into_table(),
         queues: queues_cols.into_table(),
+        packets: packets_cols.into_table(),
         scenario_toml: scenario::to_toml(s),
     })
 }

@@ -19,6 +19,8 @@ pub struct RunOutput {
     pub tcp: Table,
     /// Per monitored queue and bin: `queues.parquet`.
     pub queues: Table,
+    /// Captured frames (`[[monitor]] capture_packets`): `packets.parquet`.
+    pub packets: Table,
     /// The scenario exactly as run, every default filled in.
     pub scenario_toml: String,
 }

@@ -6,6 +6,7 @@ use crate::engine::event_log::EventLog;
 use crate::engine::event_queue::{Event, EventQueue};
 use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, Span};
+use crate::host::tcp::config::Pacing;
 use crate::host::tcp::sender::SndLim;
 use crate::host::tcp::socket::TcpSocket;
 use crate::monitor::link_monitor::LinkMonitor;
@@ -51,7 +52,8 @@ impl FlowView for SocketView<'_> {
             cwnd_segments: s.snd.w.cwnd,
             srtt_s: s.rtt.srtt.map_or(0.0, |x| x.as_secs_f64()),
             min_rtt_s: s.rtt.min_rtt.map_or(0.0, |x| x.as_secs_f64()),
-            pacing_rate_bytes_per_s: 0.0,
+            // Only flows paced by the qdisc expose their rate to it (spec 06 §5.3 `fq` pacing).
+            pacing_rate_bytes_per_s: if s.pacing() == Pacing::QdiscRate { s.snd.pacing_rate } else { 0.0 },
             in_flight_segments: s.snd.sb.pipe(),
             mss_bytes: s.snd.mss,
         })
@@ -65,6 +67,9 @@ impl FlowView for SocketView<'_> {
 pub struct Loss {
     pub p: f64,
     pub data_only: bool,
+    /// Active for arrivals in [start, stop).
+    pub start: SimTime,
+    pub stop: SimTime,
     pub rng: Stream,
 }
 
@@ -77,7 +82,6 @@ pub enum NodeRole {
 pub struct Host {
     pub node: NodeId,
     pub port: u32,
-    pub txqueuelen: u64,
     /// Sockets waiting for IFQ room or TSQ budget.
     pub stalled: Vec<u32>,
 }
@@ -205,7 +209,7 @@ impl World {
         while let Some(pkt) = self.channels[c as usize].pop_arrived(now) {
             let to = self.channels[c as usize].to;
             if let Some(loss) = &mut self.losses[c as usize] {
-                if (!loss.data_only || pkt.is_data()) && loss.rng.bernoulli(loss.p) {
+                if (!loss.data_only || pkt.is_data()) && now >= loss.start && now < loss.stop && loss.rng.bernoulli(loss.p) {
                     self.books.dropped_frames += 1;
                     self.books.dropped_bytes += pkt.l3_bytes as u64;
                     continue;
@@ -291,7 +295,7 @@ impl World {
                 let tx = Span::serialization(wire, p.rate_bps);
                 p.busy_until = now + tx;
                 if let Some(m) = p.monitor {
-                    self.monitors[m as usize].on_departure(pkt.flow, pkt.l2_bytes());
+                    self.monitors[m as usize].on_departure(now, &pkt);
                 }
                 let more = p.qdisc.len_packets() > 0;
                 let busy_until = p.busy_until;
@@ -368,8 +372,8 @@ impl World {
     pub fn pump(&mut self, s: u32) {
         let h = self.socket_host[s as usize];
         let host = &self.hosts[h as usize];
-        let qlen = self.ports[host.port as usize].qdisc.len_packets();
-        let room = host.txqueuelen.saturating_sub(qlen);
+        let a = self.sockets[s as usize].addr;
+        let room = self.ports[host.port as usize].qdisc.room_packets(a.flow, a.dir);
         let mut out = std::mem::take(&mut self.out);
         let lim = self.sockets[s as usize].poll_transmit(self.now, room, &mut out);
         self.emit(s, &mut out);
@@ -391,12 +395,11 @@ impl World {
         }
         let h = self.socket_host[s as usize];
         let port = self.hosts[h as usize].port;
-        let cap = self.hosts[h as usize].txqueuelen;
         for pkt in out.drain(..) {
             let p = &mut self.ports[port as usize];
             let l3 = pkt.l3_bytes as u64;
             let data = pkt.is_data();
-            let accepted = p.qdisc.len_packets() < cap && p.qdisc.enqueue(self.now, pkt).is_ok();
+            let accepted = p.qdisc.enqueue(self.now, pkt).is_ok();
             if accepted {
                 self.books.emitted_frames += 1;
                 self.books.emitted_bytes += l3;
@@ -406,10 +409,19 @@ impl World {
                     self.books.data_packets += 1;
                 }
             } else {
-                // Full IFQ: data never gets here (poll_transmit respects the room);
-                // pure ACKs and SYNs are dropped and counted (spec 06 §5.2, CHOICE).
-                debug_assert!(!data, "data segment refused by the IFQ");
-                p.qdisc.count_drop(DropCause::IfqFull, pkt.l2_bytes());
+                // Full IFQ: pure ACKs and SYNs are dropped and counted (spec 06
+                // §5.2, CHOICE). Data only gets here past fq's horizon, since
+                // poll_transmit respects the room: a local drop that TCP
+                // recovers as a loss.
+                let cause = if data { DropCause::Horizon } else { DropCause::IfqFull };
+                p.qdisc.count_drop(cause, pkt.l2_bytes());
+                self.books.emitted_frames += 1;
+                self.books.emitted_bytes += l3;
+                self.books.dropped_frames += 1;
+                self.books.dropped_bytes += l3;
+                if data {
+                    self.books.data_packets += 1;
+                }
                 let sock = &mut self.sockets[s as usize];
                 sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
             }
@@ -461,10 +473,9 @@ impl World {
         let next = app.next_at;
         let h = app.host;
         let port = self.hosts[h as usize].port;
-        let cap = self.hosts[h as usize].txqueuelen;
         let p = &mut self.ports[port as usize];
         let l3 = pkt.l3_bytes as u64;
-        if p.qdisc.len_packets() < cap && p.qdisc.enqueue(self.now, pkt).is_ok() {
+        if p.qdisc.enqueue(self.now, pkt).is_ok() {
             self.books.emitted_frames += 1;
             self.books.emitted_bytes += l3;
             self.books.queued_frames += 1;

@@ -23,6 +23,12 @@ pub struct Path06 {
     pub link_extra: &'static str,
     pub trace: &'static str,
     pub seed: u64,
+    /// Extra `key = value` lines of the `[[flow]]` (cc_params, pacing, ...).
+    pub flow_extra: &'static str,
+    /// Extra `key = value` lines of the sending host.
+    pub host_extra: &'static str,
+    /// Extra tables appended at the end (e.g. `[[monitor]]`).
+    pub extra: &'static str,
 }
 
 impl Default for Path06 {
@@ -40,6 +46,9 @@ impl Default for Path06 {
             link_extra: "",
             trace: "{ mode = \"bin\", bin = \"100ms\" }",
             seed: 1,
+            flow_extra: "",
+            host_extra: "",
+            extra: "",
         }
     }
 }
@@ -57,6 +66,7 @@ trace = {trace}
 [[node]]
 name = "snd"
 kind = "host"
+{host_extra}
 
 [[node]]
 name = "wan"
@@ -89,9 +99,12 @@ cc = "{cc}"
 profile = "{profile}"
 sndbuf = "{bufs}"
 rcvbuf = "{bufs}"
+{flow_extra}
 
 [flow.tcp]
 {tcp}
+
+{extra}
 "#,
             duration = self.duration,
             seed = self.seed,
@@ -105,6 +118,9 @@ rcvbuf = "{bufs}"
             profile = self.profile,
             bufs = self.bufs,
             tcp = self.tcp,
+            flow_extra = self.flow_extra,
+            host_extra = self.host_extra,
+            extra = self.extra,
         )
     }
 
@@ -146,4 +162,11 @@ pub fn goodput_bps(t: &Table, a: f64, b: f64) -> f64 {
 /// The wire-efficiency bound (spec 06 §1.2): C · MSS / W = C · 1448/1538.
 pub fn wire_bound_bps(c_bps: f64) -> f64 {
     c_bps * 1448.0 / 1538.0
+}
+
+pub fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
+    match t.column(name) {
+        Some(Column::Str(v)) => v,
+        _ => panic!("no string column {name}"),
+    }
 }

@@ -6,9 +6,17 @@
 //! entry in [`ALGORITHMS`]: its name, its declared parameters, their defaults
 //! and a constructor.
 
+pub mod bbr;
+pub mod bic;
+pub mod cubic;
+pub mod fast;
+pub mod highspeed;
+pub mod hystart;
 pub mod params;
 pub mod registry;
 pub mod reno;
+pub mod scalable;
+pub mod vegas;
 
 pub use params::{CcParams, ParamDef, ParamError, ParamKind, ParamValue};
 pub use registry::{ALGORITHMS, Algorithm, AVAILABLE, SPEC_NAMES, create, find, resolve_params};
@@ -60,6 +68,8 @@ pub struct CcContext {
     pub rounds: u64,
     /// The initial window in segments.
     pub iw_segments: u32,
+    /// The socket's segments are paced (any pacing kind but `off`).
+    pub paced: bool,
 }
 
 impl CcContext {
@@ -80,6 +90,7 @@ impl CcContext {
             app_limited: false,
             rounds: 0,
             iw_segments: 10,
+            paced: false,
         }
     }
 }

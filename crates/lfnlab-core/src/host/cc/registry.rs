@@ -17,10 +17,10 @@ pub struct Algorithm {
 }
 
 /// Every algorithm built, in spec 00 §2.2 order.
-pub const ALGORITHMS: &[&Algorithm] = &[&reno::NEWRENO, &reno::RENO];
+pub const ALGORITHMS: &[&Algorithm] = &[&reno::NEWRENO, &reno::RENO, &super::scalable::ALGORITHM, &super::highspeed::ALGORITHM, &super::bic::ALGORITHM, &super::cubic::CUBIC, &super::vegas::VEGAS, &super::fast::FAST, &super::bbr::ALGORITHM];
 
 /// Names of the algorithms built. The scenario loader accepts exactly these.
-pub const AVAILABLE: &[&str] = &["newreno", "reno"];
+pub const AVAILABLE: &[&str] = &["newreno", "reno", "scalable", "highspeed", "bic", "cubic", "vegas", "fast", "bbr"];
 
 /// Every name the spec lists (spec 00 §2.2), built or not.
 pub const SPEC_NAMES: &[&str] = &["reno", "newreno", "scalable", "highspeed", "bic", "cubic", "vegas", "fast", "bbr"];

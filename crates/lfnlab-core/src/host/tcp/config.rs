@@ -122,6 +122,28 @@ impl InitialWindow {
     }
 }
 
+named_enum!(
+    /// Scenario `pacing.kind` (spec 06 §4.3, §5.3).
+    PacingKind { Off => "off", Internal => "internal", Fq => "fq" }
+);
+named_enum!(
+    /// Scenario `pacing.mode` with `kind = "fq"` (spec 06 §5.3): TCP stamps
+    /// departure times (`edt`) or the qdisc computes them from the rate (`fq`).
+    FqMode { Edt => "edt", Fq => "fq" }
+);
+
+/// Who enforces the pacing rate of spec 06 §4.3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pacing {
+    Off,
+    /// TCP holds each data segment until its departure time.
+    Internal,
+    /// TCP stamps departure times; the fq qdisc holds packets until then.
+    Edt,
+    /// The fq qdisc paces each flow from its pacing rate.
+    QdiscRate,
+}
+
 /// Everything a TCP endpoint needs to know, fully resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -154,6 +176,9 @@ pub struct TcpConfig {
     pub sndbuf_bytes: u64,
     /// Charged-memory limit of the receive buffer, bytes (after `buffer_semantics`).
     pub rcvbuf_bytes: u64,
+    pub pacing: Pacing,
+    /// `pacing.max_rate` in bytes/s; ∞ when unset.
+    pub max_pacing_rate_bytes_per_s: f64,
 }
 
 #[cfg(test)]

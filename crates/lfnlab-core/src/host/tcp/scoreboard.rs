@@ -70,6 +70,8 @@ pub struct Scoreboard {
     retx_scan: u64,
     /// NextSeg rule 3 pointer.
     rule3_scan: u64,
+    /// Segments ever marked Lost (cumulative; `AckSample::newly_lost`).
+    pub lost_marks: u64,
 }
 
 impl Scoreboard {
@@ -256,6 +258,7 @@ impl Scoreboard {
             if seg.flags & (SACKED | LOST) == 0 {
                 seg.flags |= LOST;
                 self.lost_out += 1;
+                self.lost_marks += 1;
                 marked += 1;
             }
             self.lost_scan += 1;
@@ -270,6 +273,7 @@ impl Scoreboard {
             if seg.flags & (SACKED | LOST) == 0 {
                 seg.flags |= LOST;
                 self.lost_out += 1;
+                self.lost_marks += 1;
             }
         }
         if self.lost_scan == self.base && !self.segs.is_empty() {
@@ -327,6 +331,7 @@ impl Scoreboard {
             if !seg.has(SACKED) {
                 seg.flags |= LOST;
                 self.lost_out += 1;
+                self.lost_marks += 1;
             }
         }
         self.lost_scan = self.end_idx();

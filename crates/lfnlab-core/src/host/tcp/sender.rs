@@ -6,7 +6,7 @@ use super::config::{IdleRestart, IsLost, RecoveryCwnd, SendStallPolicy, SlowStar
 use super::rtt::RttEstimator;
 use super::scoreboard::{LOST, SegRecord, Scoreboard};
 use crate::engine::time::{SimTime, Span};
-use crate::host::cc::{AckSample, CaState, CcContext, CcEvent, CongestionControl, SsthreshReason, Window};
+use crate::host::cc::{AckSample, CaState, CcContext, CcEvent, CongestionControl, RateSample, RoundStats, SsthreshReason, Window};
 use crate::net::packet::TcpHeader;
 
 const DUPTHRESH: u32 = 3;
@@ -103,6 +103,49 @@ pub struct Sender {
     pub lim_time: [Span; 5],
     pub established: bool,
     round_end: u64,
+    /// RTT samples of the current round (spec 06 §4.1 `on_round_end`).
+    round: RoundAcc,
+    /// Pacing rate of spec 06 §4.3 in bytes/s (0 = unpaced: no RTT sample yet).
+    pub pacing_rate: f64,
+    /// `max_pacing_rate` cap in bytes/s (∞ = none).
+    pub max_pacing_rate: f64,
+    /// Latest delivery-rate sample (spec 06 §4.2), for traces.
+    pub last_rate: Option<RateSample>,
+    /// cwnd-usage tracking per window (Linux tcp_cwnd_validate): was the
+    /// sender cwnd-limited in the current window, and its largest packets_out.
+    is_cwnd_limited: bool,
+    max_packets_out: u64,
+    cwnd_usage_seq: u64,
+    /// Pacer charge of a full segment, L3 + 14 B (spec 06 §4.3).
+    pub charge_per_segment: u32,
+    /// Pacing is on (any kind but `off`).
+    pub paced: bool,
+}
+
+/// Accumulates the RTT samples and ACKed segments of one round.
+#[derive(Clone, Copy, Debug, Default)]
+struct RoundAcc {
+    min: Option<Span>,
+    sum_ps: u128,
+    n: u32,
+    acked: u64,
+}
+
+impl RoundAcc {
+    fn add(&mut self, r: Span) {
+        self.min = Some(self.min.map_or(r, |m| m.min(r)));
+        self.sum_ps += r.0 as u128;
+        self.n += 1;
+    }
+
+    fn stats(&self) -> RoundStats {
+        RoundStats {
+            min_rtt: self.min,
+            mean_rtt: if self.n > 0 { Some(Span((self.sum_ps / self.n as u128) as u64)) } else { None },
+            samples: self.n,
+            acked_segments: self.acked,
+        }
+    }
 }
 
 impl Sender {
@@ -150,12 +193,24 @@ impl Sender {
             lim_time: [Span::ZERO; 5],
             established: false,
             round_end: 0,
+            round: RoundAcc::default(),
+            pacing_rate: 0.0,
+            max_pacing_rate: cfg.max_pacing_rate_bytes_per_s,
+            last_rate: None,
+            is_cwnd_limited: false,
+            max_packets_out: 0,
+            cwnd_usage_seq: 0,
+            charge_per_segment: 0,
+            paced: cfg.pacing != super::config::Pacing::Off,
         }
     }
 
     /// Apply the negotiated options once the handshake completes (spec 06 §2.2).
     pub fn establish(&mut self, now: SimTime, mss: u32, iw: u32, sack_ok: bool, ts_ok: bool, rtt: &RttEstimator) {
         self.mss = mss;
+        if self.charge_per_segment == 0 {
+            self.charge_per_segment = mss + 14;
+        }
         self.sack = self.sack && sack_ok;
         self.timestamps = self.timestamps && ts_ok;
         self.iw_segments = iw;
@@ -188,6 +243,7 @@ impl Sender {
             app_limited: self.app_limited_until > 0,
             rounds: self.stats.rounds,
             iw_segments: self.iw_segments,
+            paced: self.paced,
         }
     }
 
@@ -250,6 +306,16 @@ impl Sender {
         let window_changed = h.wnd_bytes != self.snd_wnd;
         let had_outstanding = self.sb.packets_out > 0;
 
+        let lost_marks_before = self.sb.lost_marks;
+        let cc_drives = self.cc.has_cong_control();
+        // The latest-sent segment this ACK newly delivers (spec 06 §4.2).
+        let mut latest: Option<SegRecord> = None;
+        let mut note = |s: &SegRecord| {
+            if latest.is_none_or(|l| l.sent_at <= s.sent_at) {
+                latest = Some(*s);
+            }
+        };
+
         // SACK blocks (RFC 2018, D-SACK RFC 2883).
         let mut newly_sacked = 0;
         if self.sack {
@@ -261,27 +327,29 @@ impl Sender {
             for i in first..h.sack_n as usize {
                 let (s, e) = h.sack_block(i);
                 if e > ack {
-                    newly_sacked += self.sb.sack(s.max(ack), e, |_| {});
+                    newly_sacked += self.sb.sack(s.max(ack), e, &mut note);
                 }
             }
         }
 
         let cum = if ack > prior_una { self.sb.ack_cum(ack) } else { Default::default() };
+        if let Some(c) = &cum.latest {
+            note(c);
+        }
         self.snd_una = ack;
         self.snd_wnd = h.wnd_bytes;
         let advanced = cum.segments > 0;
         self.stats.bytes_acked += cum.bytes;
-        self.delivered += cum.newly_delivered + newly_sacked;
+        let newly_delivered = cum.newly_delivered + newly_sacked;
+        self.delivered += newly_delivered;
+        let rate = latest.and_then(|p| self.rate_sample(now, &p, rtt.min_rtt));
+        if rate.is_some() {
+            self.last_rate = rate;
+        }
         if self.app_limited_until > 0 && self.delivered > self.app_limited_until {
             self.app_limited_until = 0;
         }
-        if advanced {
-            self.delivered_time = now;
-            if ack >= self.round_end && self.round_end > 0 {
-                self.stats.rounds += 1;
-                self.round_end = self.snd_max;
-            }
-        }
+        self.round.acked += cum.segments;
 
         // RTT sample (spec 06 §2.6): TSecr with timestamps, else Karn.
         let sample = if !advanced {
@@ -293,8 +361,21 @@ impl Sender {
         };
         if let Some(r) = sample {
             rtt.sample(r);
+            self.round.add(r);
             let ctx = self.ctx(now, rtt);
             self.cc.on_rtt_sample(&ctx, &mut self.w, r);
+        }
+
+        // Round end: the first ACK at or above the snd_max recorded when the
+        // round began (spec 06 §4.1 `on_round_end`).
+        let round_start = advanced && self.round_end > 0 && ack >= self.round_end;
+        if round_start {
+            self.stats.rounds += 1;
+            self.round_end = self.snd_max;
+            let stats = self.round.stats();
+            self.round = RoundAcc::default();
+            let ctx = self.ctx(now, rtt);
+            self.cc.on_round_end(&ctx, &mut self.w, &stats);
         }
 
         // Duplicate ACK (spec 06 §2.5).
@@ -344,9 +425,34 @@ impl Sender {
             _ => {}
         }
 
-        // cwnd.
+        // cwnd: the algorithm's own `cong_control`, or the core rules.
+        let mut sample = AckSample {
+            acked_segments: cum.segments,
+            acked_bytes: cum.bytes,
+            credit: 0.0,
+            rtt: sample,
+            prior_in_flight,
+            newly_delivered,
+            newly_lost: self.sb.lost_marks - lost_marks_before,
+            round_start,
+            rate,
+        };
+        if cc_drives {
+            if !self.sack && advanced && self.state == CaState::Recovery {
+                self.sb.mark_head_lost();
+            }
+            sample.newly_lost = self.sb.lost_marks - lost_marks_before;
+            let ctx = self.ctx(now, rtt);
+            self.cc.cong_control(&ctx, &mut self.w, &sample);
+            self.bound();
+            if advanced {
+                self.app_write();
+            }
+            self.update_pacing_rate(now, rtt);
+            return advanced;
+        }
         match self.state {
-            CaState::Recovery => self.recovery_ack(cum.segments, cum.newly_delivered + newly_sacked, is_dup, advanced),
+            CaState::Recovery => self.recovery_ack(cum.segments, newly_delivered, is_dup, advanced),
             CaState::Cwr => {
                 if self.stall_policy == SendStallPolicy::CwrGradual {
                     self.cwr_acks += 1;
@@ -357,7 +463,7 @@ impl Sender {
             }
             CaState::Open | CaState::Disorder | CaState::Loss => {
                 if advanced {
-                    self.grow(now, rtt, cum.segments, cum.bytes, sample, prior_in_flight);
+                    self.grow(now, rtt, &mut sample);
                 }
                 if self.state == CaState::Disorder {
                     self.moderate_burst();
@@ -368,23 +474,92 @@ impl Sender {
         if advanced {
             self.app_write();
         }
+        self.update_pacing_rate(now, rtt);
         advanced
+    }
+
+    /// Delivery-rate sample for the latest-sent newly delivered segment `p`
+    /// (spec 06 §4.2); `None` when the interval is shorter than min_rtt.
+    fn rate_sample(&mut self, now: SimTime, p: &SegRecord, min_rtt: Option<Span>) -> Option<RateSample> {
+        let send_elapsed = p.sent_at.since(p.first_sent_time);
+        let ack_elapsed = now.since(p.delivered_time);
+        let interval = send_elapsed.max(ack_elapsed);
+        self.first_sent_time = p.sent_at;
+        self.delivered_time = now;
+        let delivered = self.delivered - p.delivered;
+        if interval == Span::ZERO || min_rtt.is_some_and(|m| interval < m) {
+            return None;
+        }
+        Some(RateSample {
+            delivery_rate_bytes_per_s: (delivered * self.mss as u64) as f64 / interval.as_secs_f64(),
+            interval,
+            delivered,
+            prior_delivered: p.delivered,
+            is_app_limited: p.app_limited,
+        })
+    }
+
+    /// The pacing rate after an ACK (spec 06 §4.3): the algorithm's own rate,
+    /// else ratio · MSS · max(cwnd, packets_out) / SRTT, capped by max_pacing_rate.
+    fn update_pacing_rate(&mut self, now: SimTime, rtt: &RttEstimator) {
+        let ctx = self.ctx(now, rtt);
+        let rate = match self.cc.pacing_rate(&ctx, &self.w) {
+            // The algorithm's rate is in delivery-rate units (payload B/s):
+            // convert it to the pacer's charge so that its packet rate is the
+            // one the algorithm asked for (as Linux EDT, which charges payload).
+            Some(r) => r * self.charge_per_segment as f64 / self.mss.max(1) as f64,
+            None => match rtt.srtt {
+                None => 0.0,
+                Some(srtt) => {
+                    // Linux tcp_pacing_ss_ratio 200, tcp_pacing_ca_ratio 120.
+                    let ratio = if self.w.cwnd < self.w.ssthresh / 2.0 { 2.0 } else { 1.2 };
+                    let segs = self.w.cwnd.max(self.sb.packets_out as f64);
+                    ratio * self.mss as f64 * segs / srtt.as_secs_f64().max(1e-12)
+                }
+            },
+        };
+        debug_assert!(rate.is_finite() && rate >= 0.0, "pacing rate must be finite and non-negative");
+        self.pacing_rate = rate.min(self.max_pacing_rate);
     }
 
     /// burst_moderation: cwnd ← min(cwnd, in_flight + 3) (spec 06 §2.4).
     fn moderate_burst(&mut self) {
-        if self.burst_moderation {
+        if self.burst_moderation && !self.cc.has_cong_control() {
             self.w.cwnd = self.w.cwnd.min((self.sb.pipe() + 3) as f64);
         }
     }
 
+    /// Was cwnd the limit (spec 06 §2.4 `cwnd_limited_growth`)? in_flight
+    /// before the ACK reached ⌊cwnd⌋, or (Linux tcp_is_cwnd_limited, CHOICE)
+    /// the sender hit cwnd earlier in this window, or in slow start cwnd is
+    /// below twice the window's largest packets_out. The last two keep a
+    /// paced sender, whose in_flight trails cwnd by the segments waiting for
+    /// their departure time, growing as Linux does.
+    fn cwnd_limited(&self, prior_in_flight: u64) -> bool {
+        prior_in_flight as f64 >= self.w.cwnd.floor()
+            || self.is_cwnd_limited
+            || (self.in_slow_start() && self.w.cwnd < 2.0 * self.max_packets_out as f64)
+    }
+
+    /// After a transmission attempt: track cwnd usage per window (Linux
+    /// tcp_cwnd_validate). A window ends when snd_una passes the snd_max
+    /// recorded at its start.
+    pub fn cwnd_validate(&mut self) {
+        let limited = self.sb.pipe() as f64 >= self.w.cwnd.floor();
+        if self.snd_una >= self.cwnd_usage_seq || limited || (!self.is_cwnd_limited && self.sb.packets_out > self.max_packets_out) {
+            self.is_cwnd_limited = limited;
+            self.max_packets_out = self.sb.packets_out;
+            self.cwnd_usage_seq = self.snd_max;
+        }
+    }
+
     /// Slow start and congestion avoidance (spec 06 §2.4).
-    fn grow(&mut self, now: SimTime, rtt: &RttEstimator, acked: u64, acked_bytes: u64, r: Option<Span>, prior_in_flight: u64) {
-        if self.cwnd_limited_growth && (prior_in_flight as f64) < self.w.cwnd.floor() {
+    fn grow(&mut self, now: SimTime, rtt: &RttEstimator, a: &mut AckSample) {
+        if self.cwnd_limited_growth && !self.cwnd_limited(a.prior_in_flight) {
             return;
         }
         let l = if self.abc_l == u32::MAX { f64::INFINITY } else { self.abc_l as f64 };
-        let mut credit = (acked as f64).min(l);
+        let mut credit = (a.acked_segments as f64).min(l);
         if self.in_slow_start() {
             if l.is_infinite() {
                 // Stops at ssthresh; the rest goes to congestion avoidance.
@@ -399,8 +574,8 @@ impl Sender {
         }
         if credit > 0.0 && self.state != CaState::Loss {
             let ctx = self.ctx(now, rtt);
-            let a = AckSample { acked_segments: acked, acked_bytes, credit, rtt: r, prior_in_flight, newly_delivered: acked, newly_lost: 0, round_start: false, rate: None };
-            self.cc.on_ack(&ctx, &mut self.w, &a);
+            a.credit = credit;
+            self.cc.on_ack(&ctx, &mut self.w, a);
         } else if credit > 0.0 {
             // In Loss, ACKs grow cwnd as in slow start (spec 06 §2.5 RTO step 4).
             self.w.cwnd += credit;
@@ -413,7 +588,10 @@ impl Sender {
         self.w.ssthresh = ss.max(2.0);
         self.recover = Some(self.snd_max);
         self.sb.mark_head_lost();
-        match (self.recovery_cwnd, self.sack) {
+        let rules = if self.cc.has_cong_control() { None } else { Some((self.recovery_cwnd, self.sack)) };
+        match rules {
+            None => {}
+            Some(rules) => match rules {
             (RecoveryCwnd::Rfc, false) => self.w.cwnd = self.w.ssthresh + 3.0,
             (RecoveryCwnd::Rfc, true) => self.w.cwnd = self.w.ssthresh,
             (RecoveryCwnd::RateHalving, _) => self.rh_acks = 0,
@@ -422,6 +600,7 @@ impl Sender {
                 self.prr_delivered = 0;
                 self.prr_out = 0;
             }
+            },
         }
         self.set_state(now, rtt, CaState::Recovery);
     }
@@ -469,11 +648,13 @@ impl Sender {
 
     fn exit_recovery(&mut self, now: SimTime, rtt: &RttEstimator) {
         let ss = self.w.ssthresh;
-        self.w.cwnd = match (self.recovery_cwnd, self.sack) {
-            (RecoveryCwnd::Rfc, false) => ss.min((self.sb.packets_out.max(1) + 1) as f64),
-            (RecoveryCwnd::Rfc, true) | (RecoveryCwnd::Prr, _) => ss,
-            (RecoveryCwnd::RateHalving, _) => self.w.cwnd.min(ss),
-        };
+        if !self.cc.has_cong_control() {
+            self.w.cwnd = match (self.recovery_cwnd, self.sack) {
+                (RecoveryCwnd::Rfc, false) => ss.min((self.sb.packets_out.max(1) + 1) as f64),
+                (RecoveryCwnd::Rfc, true) | (RecoveryCwnd::Prr, _) => ss,
+                (RecoveryCwnd::RateHalving, _) => self.w.cwnd.min(ss),
+            };
+        }
         let next = if self.sb.sacked_out > 0 { CaState::Disorder } else { CaState::Open };
         self.set_state(now, rtt, next);
         if next == CaState::Open {
@@ -579,6 +760,13 @@ impl Sender {
         match seg.retransmit {
             Some(idx) => {
                 self.sb.retransmitted(idx, now);
+                // A retransmission is a new transmission for the rate sample (spec 06 §4.2).
+                let (d, dt, ft, al) = (self.delivered, self.delivered_time, self.first_sent_time, self.app_limited_until > 0);
+                let seg = self.sb.get_mut(idx);
+                seg.delivered = d;
+                seg.delivered_time = dt;
+                seg.first_sent_time = ft;
+                seg.app_limited = al;
                 self.stats.retrans += 1;
                 if self.state == CaState::Recovery {
                     self.stats.fast_retrans += 1;
@@ -611,7 +799,8 @@ impl Sender {
     /// The IFQ refused a data segment (spec 06 §2.8).
     pub fn on_stall(&mut self, now: SimTime, rtt: &RttEstimator) {
         self.stats.send_stalls += 1;
-        if !matches!(self.state, CaState::Open | CaState::Disorder) {
+        // An algorithm with `cong_control` owns cwnd: a stall only blocks.
+        if !matches!(self.state, CaState::Open | CaState::Disorder) || self.cc.has_cong_control() {
             return;
         }
         match self.stall_policy {

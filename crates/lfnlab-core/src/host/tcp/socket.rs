@@ -3,12 +3,13 @@
 //! packets and timer expiries with `now`; it returns packets to queue and
 //! reports its next deadline. It never reads a clock of its own.
 
-use super::config::TcpConfig;
+use super::config::{Pacing, TcpConfig};
 use super::receiver::{AckNeed, Receiver};
 use super::rtt::RttEstimator;
 use super::sender::{SndLim, Sender};
 use crate::engine::time::{SimTime, Span};
 use crate::host::cc::CongestionControl;
+use crate::net::fq::{pacing_gap, pacing_len_bytes};
 use crate::net::packet::{FlowId, NodeId, Packet, PacketKind, TcpHeader, flags};
 
 const OPT_SACK: u8 = 1;
@@ -56,6 +57,11 @@ pub struct TcpSocket {
     pub tsq_bytes: u64,
     tsq: bool,
     pub completed_at: Option<SimTime>,
+    pacing: Pacing,
+    /// Earliest departure time of the next data segment (EDT `t_w`, spec 06 §5.3).
+    t_w: SimTime,
+    /// Internal pacing: when the held segment may go.
+    pace_deadline: Option<SimTime>,
 }
 
 impl TcpSocket {
@@ -78,7 +84,15 @@ impl TcpSocket {
             tsq_bytes: 0,
             tsq: cfg.tsq,
             completed_at: None,
+            pacing: cfg.pacing,
+            t_w: SimTime::ZERO,
+            pace_deadline: None,
         }
+    }
+
+    /// Who enforces this socket's pacing rate.
+    pub fn pacing(&self) -> Pacing {
+        self.pacing
     }
 
     /// MSS option: MTU − IP header − 20 (spec 06 §1.2).
@@ -102,6 +116,7 @@ impl TcpSocket {
             dir: self.addr.dir,
             l3_bytes: self.addr.ip_header_bytes + 20 + opts + h.payload,
             tcp: h,
+            tstamp: SimTime::ZERO,
         }
     }
 
@@ -151,6 +166,8 @@ impl TcpSocket {
         if self.syn_retransmitted {
             self.rtt.raise_to(Span::from_secs(3));
         }
+        // A full segment's pacer charge: IP + TCP headers, options, payload, 14 B (spec 06 §4.3).
+        self.snd.charge_per_segment = self.addr.ip_header_bytes + 20 + self.options_bytes(0) + mss + 14;
         self.snd.establish(now, mss, iw, self.sack_ok, self.ts_ok, &self.rtt);
         self.rto_deadline = None;
     }
@@ -239,11 +256,16 @@ impl TcpSocket {
     /// TSQ limit: max(2 segments, pacing_rate × 1 ms), capped at 1 MiB (spec 06 §2.8).
     fn tsq_limit_bytes(&self) -> u64 {
         let seg = (self.snd.mss + 66) as u64;
-        let rate = self.rtt.srtt.map_or(0.0, |srtt| {
-            let ratio = if self.snd.w.cwnd < self.snd.w.ssthresh / 2.0 { 2.0 } else { 1.2 };
-            ratio * self.snd.mss as f64 * self.snd.w.cwnd.max(self.snd.sb.packets_out as f64) / srtt.as_secs_f64().max(1e-9)
-        });
-        ((rate * 1e-3) as u64).max(2 * seg).min(1 << 20)
+        ((self.snd.pacing_rate * 1e-3) as u64).max(2 * seg).min(1 << 20)
+    }
+
+    /// EDT stamp of a data packet of `len` pacing bytes sent at `now`:
+    /// tstamp = max(now, t_w), then t_w = tstamp + L/r (spec 06 §5.3 `edt`).
+    fn stamp(&mut self, now: SimTime, len: u64) -> SimTime {
+        let ts = self.t_w.max(now);
+        let r = self.snd.pacing_rate;
+        self.t_w = if r > 0.0 { ts + pacing_gap(len, r) } else { ts };
+        ts
     }
 
     /// Send what the window allows, at most `ifq_room` packets. Returns the
@@ -252,6 +274,7 @@ impl TcpSocket {
         if self.phase != Phase::Established {
             return SndLim::Application;
         }
+        self.pace_deadline = None;
         let lim = loop {
             if self.tsq && self.tsq_bytes >= self.tsq_limit_bytes() {
                 break SndLim::Stall;
@@ -260,6 +283,11 @@ impl TcpSocket {
                 Ok(s) => s,
                 Err(lim) => break lim,
             };
+            if self.pacing == Pacing::Internal && self.t_w > now {
+                // Internal pacing: the segment waits for its departure time.
+                self.pace_deadline = Some(self.t_w);
+                break SndLim::Pacing;
+            }
             if ifq_room == 0 {
                 self.snd.on_stall(now, &self.rtt);
                 break SndLim::Stall;
@@ -270,24 +298,35 @@ impl TcpSocket {
                 h.ts_val = now;
             }
             self.rcv.fill_ack(&mut h);
-            let p = self.packet(h);
+            let mut p = self.packet(h);
+            // The segment's departure time: with EDT its stamp, which (as in
+            // Linux) is also its TSval and its send time for RTT and rate samples.
+            let sent_at = match self.pacing {
+                Pacing::Edt => {
+                    p.tstamp = self.stamp(now, pacing_len_bytes(&p));
+                    p.tstamp
+                }
+                Pacing::Internal => self.stamp(now, pacing_len_bytes(&p)),
+                Pacing::Off | Pacing::QdiscRate => now,
+            };
+            if self.ts_ok {
+                p.tcp.ts_val = sent_at;
+            }
             self.tsq_bytes += p.l2_bytes();
             out.push(p);
-            self.snd.on_sent(now, seg);
+            self.snd.on_sent(sent_at, seg);
             if self.rto_deadline.is_none() {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
         };
         self.snd.set_lim(now, lim);
+        self.snd.cwnd_validate();
         lim
     }
 
     /// Earliest timer deadline.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        match (self.rto_deadline, self.rcv.delack_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.rto_deadline, self.rcv.delack_deadline, self.pace_deadline].into_iter().flatten().min()
     }
 
     /// Fire every timer due at `now`.

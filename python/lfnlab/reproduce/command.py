@@ -1,0 +1,163 @@
+"""The ``lfnlab reproduce`` verb (spec 00 §2.3): arguments, output directory, exit status.
+
+``lfnlab reproduce ID [--out DIR] [--quick] [--workers N]`` and ``lfnlab reproduce --list``.
+Exit status 0 when every check passes, 1 when the experiment ran but a check
+failed (or a run failed), 2 for invalid arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn, Optional
+
+from .registry import Experiment, catalogue, find, list_lines
+from .report import CHECKS, write_report
+from .runner import RUNS_DIR, default_workers
+
+__all__ = ["main", "UsageError"]
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_INVALID_INPUT = 2
+
+
+class UsageError(Exception):
+    """Invalid arguments: ``argument`` names the one at fault."""
+
+    def __init__(self, argument: str, message: str) -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError("", message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="lfnlab reproduce",
+        description="Run one catalogued experiment and write its tables (CSV), figures (PNG), "
+        "report.md, checks.json and raw run results.",
+        epilog="Exit status: 0 all checks pass, 1 a check or run failed, 2 invalid arguments.",
+    )
+    p.add_argument("id", metavar="ID", nargs="?", help="experiment ID, e.g. 06.V1 (see --list)")
+    p.add_argument(
+        "--out", metavar="DIR", type=Path, default=None, help="output directory (default: out/ID, or out/ID-quick)"
+    )
+    p.add_argument("--quick", action="store_true", help="the reduced form used by the test suite (seconds)")
+    p.add_argument(
+        "--workers", metavar="N", default=None, help="scenarios run in parallel (default: the number of CPUs)"
+    )
+    p.add_argument("--list", action="store_true", help="list the catalogue, one line per experiment")
+    return p
+
+
+def _known() -> str:
+    return ", ".join(e.id for e in catalogue())
+
+
+def _workers(text: Optional[str]) -> int:
+    if text is None:
+        return default_workers()
+    try:
+        n = int(text)
+    except ValueError:
+        raise UsageError("--workers", f"expected a positive whole number, got {text!r}") from None
+    if n < 1:
+        raise UsageError("--workers", f"expected a positive whole number, got {n}")
+    return n
+
+
+def _experiment(experiment_id: Optional[str]) -> Experiment:
+    if experiment_id is None:
+        raise UsageError("ID", f"missing experiment ID; known: {_known()} (or --list)")
+    e = find(experiment_id)
+    if e is None:
+        raise UsageError("ID", f"unknown experiment {experiment_id!r}; known: {_known()}")
+    return e
+
+
+def prepare_out(out: Path) -> None:
+    """Make ``out`` ready: create it, or clear a previous ``lfnlab reproduce`` output in it
+    (only the files and run directories its ``checks.json`` lists). Anything else that is
+    not empty is refused, as ``lfnlab run`` refuses to replace a foreign directory."""
+    if out.exists() and not out.is_dir():
+        raise UsageError("--out", f"{out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        manifest = out / CHECKS
+        try:
+            previous = json.loads(manifest.read_text(encoding="utf-8"))
+            files = [str(f) for f in previous["files"]]
+            runs = [str(r) for r in previous["runs"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise UsageError(
+                "--out", f"{out} is not empty and not the output of `lfnlab reproduce`; refusing to replace it"
+            ) from None
+        for name in files:
+            p = out / name
+            if p.parent == out and p.is_file():  # names only, never a path outside OUT
+                p.unlink()
+        for run in runs:
+            p = out / run
+            if p.parent == out / RUNS_DIR and p.is_dir():
+                shutil.rmtree(p)
+        runs_dir = out / RUNS_DIR
+        if runs_dir.is_dir() and not any(runs_dir.iterdir()):
+            runs_dir.rmdir()
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run ``lfnlab reproduce ARGS`` (``argv`` without the program and verb); return the exit status."""
+    try:
+        args = _parser().parse_args(list(argv))
+        if args.list:
+            if args.id is not None:
+                raise UsageError("--list", "takes no experiment ID")
+            for line in list_lines():
+                print(line)
+            return EXIT_OK
+        experiment = _experiment(args.id)
+        workers = _workers(args.workers)
+        default_out = Path("out") / (experiment.id + ("-quick" if args.quick else ""))
+        out: Path = args.out if args.out is not None else default_out
+        prepare_out(out)
+    except UsageError as e:
+        where = f"{e.argument}: " if e.argument else ""
+        print(f"error: <arguments>: {where}{e.message}", file=sys.stderr)
+        print(
+            "usage: lfnlab reproduce ID [--out DIR] [--quick] [--workers N] | lfnlab reproduce --list", file=sys.stderr
+        )
+        return EXIT_INVALID_INPUT
+
+    from ..errors import LfnlabError
+
+    form = "quick" if args.quick else "full"
+    print(f"{experiment.id} ({form} form): {experiment.title}; {workers} worker(s); output in {out}", flush=True)
+    try:
+        outcome = experiment.run(args.quick, workers, out)
+    except LfnlabError as e:
+        print(f"error: {experiment.id}: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+    report = write_report(experiment, outcome, out, quick=args.quick, out_arg=str(out))
+    for c in outcome.checks:
+        print(f"  {'PASS' if c.passed else 'FAIL'}  {c.name}: {c.measured_text()} ({c.criterion})")
+    print(f"report in {report}")
+    failed = outcome.failed()
+    if failed or not outcome.checks:
+        for c in failed:
+            print(
+                f"error: {experiment.id}: check failed: {c.name}: measured {c.measured_text()}, expected {c.criterion}",
+                file=sys.stderr,
+            )
+        if not outcome.checks:
+            print(f"error: {experiment.id}: no checks were computed", file=sys.stderr)
+        return EXIT_FAILURE
+    return EXIT_OK

@@ -1,0 +1,43 @@
+"""Figure helpers: a matplotlib Figure on the Agg canvas and a byte-stable PNG writer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["new_figure", "save_png", "finish_axes"]
+
+#: Resolution of every report figure.
+DPI = 110
+
+
+def new_figure(
+    nrows: int = 1, ncols: int = 1, *, width: float = 8.0, height: float = 4.5, sharex: bool = False
+) -> tuple[Figure, list[Axes]]:
+    """A figure (no pyplot state, no display) and its axes as a flat list."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, ncols, sharex=sharex, squeeze=False)
+    return fig, [ax for row in axes for ax in row]
+
+
+def finish_axes(ax: Axes) -> None:
+    """Grid, and a legend when something is labelled."""
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize="small")
+
+
+def save_png(fig: Figure, path: Path) -> Path:
+    """Write ``fig`` as PNG without the Software/date text chunks, so the same data
+    gives the same bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+    return path

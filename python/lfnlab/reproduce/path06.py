@@ -1,0 +1,120 @@
+"""The validation path of spec 06 §7, built as a scenario dict.
+
+sender host ``snd`` → access link (10 × C, no delay) → router ``r`` → bottleneck
+link (rate C, one-way delay RTT/2 in each direction; drop-tail egress queue of
+``r``) → receiver host ``rcv``. The reverse path never drops ACKs (spec 00 §2.2).
+Profile ``linux-2.6``, MTU 1500, IPv4, timestamps and SACK unless overridden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Optional
+
+from ..scenario import Scenario
+from . import quantities as q
+
+__all__ = [
+    "BOTTLENECK",
+    "FLOW",
+    "MSS_BYTES",
+    "WIRE_BYTES",
+    "bdp_bytes",
+    "bdp_segments",
+    "wire_bound_bps",
+    "path_scenario",
+]
+
+#: The monitored egress: the router's queue toward the receiver.
+BOTTLENECK = "r->rcv"
+#: The one TCP flow's name.
+FLOW = "f"
+#: Payload of a full segment, MTU 1500 with timestamps (spec 06 §1.2).
+MSS_BYTES = 1448
+#: Wire footprint of a 1500-B packet: L2 1518 + preamble/SFD 8 + IPG 12 (spec 06 §1.2).
+WIRE_BYTES = 1538
+#: Access link rate as a multiple of the bottleneck rate (spec 06 §7).
+ACCESS_FACTOR = 10
+
+
+def wire_bound_bps(c_bps: float) -> float:
+    """Goodput ceiling of a link at ``c_bps``: C·MSS/W = C·1448/1538 (spec 06 §1.2)."""
+    return c_bps * MSS_BYTES / WIRE_BYTES
+
+
+def bdp_bytes(c_bps: float, rtt_s: float) -> float:
+    """Bandwidth-delay product C·RTT/8, bytes."""
+    return c_bps * rtt_s / 8.0
+
+
+def bdp_segments(c_bps: float, rtt_s: float) -> float:
+    """BDP in wire frames of 1538 B: 1 Gbit/s × 100 ms → 8127.4 (spec 06 §7 V2)."""
+    return bdp_bytes(c_bps, rtt_s) / WIRE_BYTES
+
+
+def path_scenario(
+    name: str,
+    *,
+    rate_bps: float,
+    rtt_s: float,
+    duration_s: float,
+    queue: Mapping[str, Any],
+    sndbuf_bytes: float,
+    rcvbuf_bytes: float,
+    cc: str = "newreno",
+    tcp: Optional[Mapping[str, Any]] = None,
+    loss: Optional[Mapping[str, Any]] = None,
+    trace: Optional[Mapping[str, Any]] = None,
+    monitor_bin_s: Optional[float] = None,
+    transfer_bytes: Optional[float] = None,
+    profile: str = "linux-2.6",
+    seed: int = 1,
+) -> Scenario:
+    """The spec 06 §7 path with one ``tcp_bulk`` flow ``f`` from ``snd`` to ``rcv``.
+
+    ``queue`` is the bottleneck queue table (e.g. ``{"kind": "droptail", "limit": "6250000B"}``),
+    ``tcp`` overrides of the profile, ``loss`` the bottleneck link's loss table,
+    ``trace`` the ``sim.trace`` table, ``monitor_bin_s`` adds a monitor on ``r->rcv``.
+    """
+    bottleneck: dict[str, Any] = {
+        "from": "r",
+        "to": "rcv",
+        "rate": q.rate(rate_bps),
+        "delay": q.time(rtt_s / 2.0),
+        "queue": dict(queue),
+    }
+    if loss is not None:
+        bottleneck["loss"] = dict(loss)
+    flow: dict[str, Any] = {
+        "name": FLOW,
+        "kind": "tcp_bulk",
+        "from": "snd",
+        "to": "rcv",
+        "cc": cc,
+        "profile": profile,
+        "sndbuf": q.size(sndbuf_bytes),
+        "rcvbuf": q.size(rcvbuf_bytes),
+    }
+    if tcp:
+        flow["tcp"] = dict(tcp)
+    if transfer_bytes is not None:
+        flow["bytes"] = q.size(transfer_bytes)
+    sim: dict[str, Any] = {"name": name, "duration": q.time(duration_s), "seed": seed}
+    if trace is not None:
+        sim["trace"] = dict(trace)
+    d: dict[str, Any] = {
+        "sim": sim,
+        "node": [
+            {"name": "snd", "kind": "host", "mtu": 1500},
+            {"name": "r", "kind": "router"},
+            {"name": "rcv", "kind": "host", "mtu": 1500},
+        ],
+        "link": [
+            {"from": "snd", "to": "r", "rate": q.rate(ACCESS_FACTOR * rate_bps), "delay": "0s"},
+            bottleneck,
+        ],
+        "flow": [flow],
+    }
+    if monitor_bin_s is not None:
+        d["monitor"] = [{"link": BOTTLENECK, "bin": q.time(monitor_bin_s)}]
+    return Scenario.from_dict(d, origin=f"<{name}>")

@@ -1,0 +1,180 @@
+"""Writes an experiment's output directory: ``report.md``, ``checks.json``, one CSV
+per table, one PNG per figure. Nothing in them depends on the wall clock, so the
+same experiment gives the same files (the raw runs' ``wall_seconds`` aside)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .figures import save_png
+from .outcome import Outcome, _fmt
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .registry import Experiment
+
+__all__ = ["write_report", "REPORT", "CHECKS"]
+
+REPORT = "report.md"
+CHECKS = "checks.json"
+
+
+def _cell(value: Any, digits: int) -> str:
+    text = _fmt(value, digits) if isinstance(value, (bool, int, float)) else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 6) -> str:
+    lines = ["| " + " | ".join(_cell(h, digits) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(v, digits) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def frame_markdown(frame: pd.DataFrame, digits: int) -> str:
+    rows = [[_native(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+    return markdown_table([str(c) for c in frame.columns], rows, digits)
+
+
+def _native(v: Any) -> Any:
+    """numpy scalars to Python ones (so ints print as ints)."""
+    return v.item() if hasattr(v, "item") else v
+
+
+def _run_rows(outcome: Outcome) -> list[list[Any]]:
+    rows = []
+    for r in outcome.runs:
+        s = r.summary
+        flows = s.get("flows", [])
+        goodput = sum(f.get("goodput_bps", 0.0) for f in flows)
+        retrans = sum(f.get("retransmitted_segments", 0) for f in flows)
+        timeouts = sum(f.get("timeouts", 0) for f in flows)
+        holds = s.get("conservation", {}).get("holds")
+        rows.append(
+            [
+                f"[{r.label}]({r.directory}/summary.json)",
+                s.get("duration_s", math.nan),
+                s.get("events_executed", 0),
+                goodput / 1e6,
+                retrans,
+                timeouts,
+                f"`{s.get('event_hash', '')}`",
+                holds,
+            ]
+        )
+    return rows
+
+
+def command_line(experiment_id: str, quick: bool, out_arg: str) -> str:
+    """The command that reproduces this output directory."""
+    return f"lfnlab reproduce {experiment_id}" + (" --quick" if quick else "") + f" --out {out_arg}"
+
+
+def write_report(experiment: Experiment, outcome: Outcome, out: Path, *, quick: bool, out_arg: str) -> Path:
+    """Write every file of the output directory; return the path of ``report.md``."""
+    out.mkdir(parents=True, exist_ok=True)
+    files: list[str] = []
+    for table in outcome.tables:
+        table.frame.to_csv(out / f"{table.name}.csv", index=False, lineterminator="\n")
+        files.append(f"{table.name}.csv")
+    for figure in outcome.figures:
+        save_png(figure.figure, out / f"{figure.name}.png")
+        files.append(f"{figure.name}.png")
+
+    form = "quick" if quick else "full"
+    n_pass = sum(c.passed for c in outcome.checks)
+    verdict = "PASS" if outcome.passed else "FAIL"
+    md: list[str] = [
+        f"# {experiment.id}: {experiment.title}",
+        "",
+        f"**{verdict}**: {n_pass} of {len(outcome.checks)} checks passed. Form: **{form}**. "
+        f"Specification: {experiment.reference}.",
+        "",
+        experiment.summary[:1].upper() + experiment.summary[1:] + ".",
+        "",
+        "## What this checks",
+        "",
+        experiment.checks,
+        "",
+        "## Parameters",
+        "",
+        f"This run used the **{form}** form.",
+        "",
+        markdown_table(
+            ["Parameter", "quick" + (" (this run)" if quick else ""), "full" + ("" if quick else " (this run)")],
+            experiment.parameter_rows(),
+        ),
+        "",
+        "## Checks",
+        "",
+        markdown_table(
+            ["Check", "Measured", "Criterion", "Result"],
+            [[c.name, c.measured_text(), c.criterion, "PASS" if c.passed else "FAIL"] for c in outcome.checks],
+        ),
+        "",
+    ]
+    if outcome.tables:
+        md += ["## Tables", ""]
+        for table in outcome.tables:
+            md += [
+                f"### {table.name}",
+                "",
+                table.caption,
+                "",
+                frame_markdown(table.frame, table.digits),
+                "",
+                f"CSV: [{table.name}.csv]({table.name}.csv)",
+                "",
+            ]
+    if outcome.figures:
+        md += ["## Figures", ""]
+        for figure in outcome.figures:
+            md += [f"### {figure.name}", "", figure.caption, "", f"![{figure.name}]({figure.name}.png)", ""]
+    if outcome.notes:
+        md += ["## Notes", ""] + [f"- {n}" for n in outcome.notes] + [""]
+    md += [
+        "## Runs",
+        "",
+        "Raw results (spec 00 §2.4) of every run, one directory each under `runs/`.",
+        "",
+        markdown_table(
+            [
+                "Run",
+                "Simulated s",
+                "Events",
+                "Goodput Mbit/s",
+                "Retransmitted",
+                "Timeouts",
+                "Event hash",
+                "Conservation holds",
+            ],
+            _run_rows(outcome),
+        ),
+        "",
+        "## Reproduce",
+        "",
+        "```sh",
+        command_line(experiment.id, quick, out_arg),
+        "```",
+        "",
+    ]
+    report = out / REPORT
+    report.write_text("\n".join(md), encoding="utf-8")
+    files.append(REPORT)
+
+    checks = {
+        "experiment": experiment.id,
+        "title": experiment.title,
+        "reference": experiment.reference,
+        "form": form,
+        "passed": outcome.passed,
+        "checks": [c.to_json() for c in outcome.checks],
+        "runs": [r.directory for r in outcome.runs],
+        "files": sorted(files + [CHECKS]),
+    }
+    (out / CHECKS).write_text(json.dumps(checks, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return report

@@ -1,0 +1,160 @@
+"""`lfnlab reproduce` (spec 00 §2.3, §3) and the 06.V experiments in their --quick form.
+
+Each quick form runs through the command line once (module fixture); the tests then
+read what it wrote. The whole module takes about 30 s on 2 cores."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from support import run_cli
+
+IDS = [f"06.V{i}" for i in range(1, 9)]
+#: Experiments whose chapter names a figure (the brief: cwnd/goodput, slow start, sawtooth).
+WITH_FIGURE = {"06.V1", "06.V2", "06.V4"}
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def quick_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, subprocess.CompletedProcess[str]]]:
+    """Each experiment's quick form, run once: ID → (output directory, completed process)."""
+    work = tmp_path_factory.mktemp("reproduce")
+    out = {}
+    for experiment_id in IDS:
+        d = work / experiment_id
+        out[experiment_id] = (d, run_cli("reproduce", experiment_id, "--quick", "--out", d))
+    return out
+
+
+def test_list_names_all_eight() -> None:
+    p = run_cli("reproduce", "--list")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == IDS
+    assert all(len(line.split(None, 1)[1]) > 20 for line in lines), "each line has a title and summary"
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("experiment_id", IDS)
+def test_quick_form_passes_and_writes_its_files(
+    experiment_id: str, quick_outputs: dict[str, tuple[Path, subprocess.CompletedProcess[str]]]
+) -> None:
+    d, p = quick_outputs[experiment_id]
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"report in {d / 'report.md'}" in p.stdout
+    checks = json.loads((d / "checks.json").read_text(encoding="utf-8"))
+    assert checks["experiment"] == experiment_id and checks["form"] == "quick"
+    assert checks["checks"] and checks["passed"] is True
+    for c in checks["checks"]:
+        assert c["passed"] is True, c
+        assert c["measured"] is not None and c["criterion"], c
+    assert list(d.glob("*.csv")), "at least one table"
+    pngs = list(d.glob("*.png"))
+    if experiment_id in WITH_FIGURE:
+        assert pngs, "a figure"
+    for png in pngs:
+        assert png.read_bytes()[:8] == PNG_MAGIC
+    report = (d / "report.md").read_text(encoding="utf-8")
+    assert report.startswith(f"# {experiment_id}: ")
+    for heading in ("## What this checks", "## Parameters", "## Checks", "## Runs", "## Reproduce"):
+        assert heading in report, heading
+    assert f"lfnlab reproduce {experiment_id} --quick --out {d}" in report
+    for png in pngs:
+        assert f"]({png.name})" in report
+    # The raw results of every run, listed in checks.json, are complete result directories.
+    assert checks["runs"]
+    for run in checks["runs"]:
+        assert (d / run / "summary.json").is_file() and (d / run / "tcp.parquet").is_file(), run
+    assert sorted(checks["files"]) == sorted(f.name for f in d.iterdir() if f.is_file())
+
+
+@pytest.mark.engine
+def test_output_does_not_depend_on_the_number_of_workers(
+    quick_outputs: dict[str, tuple[Path, subprocess.CompletedProcess[str]]], tmp_path: Path
+) -> None:
+    many, _ = quick_outputs["06.V2"]  # default workers: the CPU count
+    one = tmp_path / "one"
+    p = run_cli("reproduce", "06.V2", "--quick", "--workers", "1", "--out", one)
+    assert p.returncode == 0, p.stderr
+    for f in sorted(many.iterdir()):
+        if f.is_file():
+            a, b = f.read_bytes(), (one / f.name).read_bytes()
+            if f.name == "report.md":  # names its own --out
+                a, b = a.replace(str(many).encode(), b"OUT"), b.replace(str(one).encode(), b"OUT")
+            assert a == b, f.name
+
+
+@pytest.mark.engine
+def test_rerun_into_its_own_output_replaces_it(
+    quick_outputs: dict[str, tuple[Path, subprocess.CompletedProcess[str]]],
+) -> None:
+    d, _ = quick_outputs["06.V6"]
+    stray = d / "runs" / "stale-label"
+    stray.mkdir()
+    p = run_cli("reproduce", "06.V6", "--quick", "--out", d)
+    assert p.returncode == 0, p.stderr
+    assert stray.is_dir(), "only directories the previous checks.json listed are removed"
+    stray.rmdir()
+
+
+def test_unknown_id_exits_2_and_lists_the_catalogue(tmp_path: Path) -> None:
+    p = run_cli("reproduce", "06.V9", "--out", tmp_path / "x")
+    assert p.returncode == 2
+    first = p.stderr.splitlines()[0]
+    assert first.startswith("error: <arguments>: ID: unknown experiment '06.V9'"), p.stderr
+    for experiment_id in IDS:
+        assert experiment_id in first
+    assert not (tmp_path / "x").exists()
+    assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "argument"),
+    [
+        ([], "ID"),
+        (["06.V1", "--workers", "0"], "--workers"),
+        (["06.V1", "--workers", "many"], "--workers"),
+        (["--list", "06.V1"], "--list"),
+        (["06.V1", "--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_bad_arguments_exit_2(args: list[str], argument: str) -> None:
+    p = run_cli("reproduce", *args)
+    assert p.returncode == 2, (args, p.stdout, p.stderr)
+    assert p.stderr.startswith("error: <arguments>: ") and argument in p.stderr.splitlines()[0], p.stderr
+
+
+def test_foreign_output_directory_is_left_alone(tmp_path: Path) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("keep")
+    p = run_cli("reproduce", "06.V6", "--quick", "--out", precious)
+    assert p.returncode == 2
+    assert "--out" in p.stderr
+    assert [f.name for f in precious.iterdir()] == ["thesis.tex"]
+
+
+def test_a_failed_check_exits_1_and_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lfnlab.reproduce import command
+    from lfnlab.reproduce.outcome import Check, Outcome
+    from lfnlab.reproduce.registry import Experiment
+    from lfnlab.reproduce.v06.v6_determinism import QUICK
+
+    def body(params: object, ctx: object) -> Outcome:
+        return Outcome(checks=[Check.within("always low", 0.5, 1.0, 2.0), Check.equal("fine", 1, 1)])
+
+    fake = Experiment("06.VX", "a failing check", "fails on purpose", "nowhere", "Nothing.", QUICK, QUICK, body)
+    monkeypatch.setattr(command, "find", lambda experiment_id: fake)
+    assert command.main(["06.VX", "--quick", "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"check failed: always low: measured 0\.5", err), err
+    checks = json.loads((tmp_path / "o" / "checks.json").read_text(encoding="utf-8"))
+    assert checks["passed"] is False
+    assert [c["passed"] for c in checks["checks"]] == [False, True]
