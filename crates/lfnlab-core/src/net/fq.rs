@@ -105,12 +105,7 @@ impl Fq {
     }
 
     fn took(&mut self, p: &Packet) {
-        let bytes = p.l2_bytes();
-        let s = &mut self.stats;
-        s.dequeued += 1;
-        s.bytes_dequeued += bytes;
-        s.packets -= 1;
-        s.bytes -= bytes;
+        self.stats.on_dequeue(p.l2_bytes());
     }
 
     /// Move flows whose time has come from the throttled set to the old list.
@@ -164,13 +159,7 @@ impl Qdisc for Fq {
                 self.new_flows.push_back(k as u32);
             }
         }
-        let bytes = pkt.l2_bytes();
-        let s = &mut self.stats;
-        s.enqueued += 1;
-        s.bytes_enqueued += bytes;
-        s.packets += 1;
-        s.bytes += bytes;
-        s.max_bytes = s.max_bytes.max(s.bytes);
+        self.stats.on_enqueue(pkt.l2_bytes());
         self.check();
         Ok(())
     }

@@ -61,6 +61,27 @@ pub struct QueueStats {
     pub bytes_dropped: u64,
 }
 
+impl QueueStats {
+    /// A frame of `bytes` (L2) entered the queue.
+    #[inline]
+    pub fn on_enqueue(&mut self, bytes: u64) {
+        self.enqueued += 1;
+        self.bytes_enqueued += bytes;
+        self.packets += 1;
+        self.bytes += bytes;
+        self.max_bytes = self.max_bytes.max(self.bytes);
+    }
+
+    /// A frame of `bytes` (L2) left the queue.
+    #[inline]
+    pub fn on_dequeue(&mut self, bytes: u64) {
+        self.dequeued += 1;
+        self.bytes_dequeued += bytes;
+        self.packets -= 1;
+        self.bytes -= bytes;
+    }
+}
+
 /// An egress discipline. `enqueue` hands the packet back when refused, so the
 /// caller applies its own policy (router: drop; host: send stall, spec 06 §2.8).
 pub trait Qdisc {
@@ -111,12 +132,7 @@ impl Qdisc for Fifo {
             return Err(pkt);
         }
         self.items.push_back(pkt);
-        let s = &mut self.stats;
-        s.enqueued += 1;
-        s.bytes_enqueued += bytes;
-        s.packets += 1;
-        s.bytes += bytes;
-        s.max_bytes = s.max_bytes.max(s.bytes);
+        self.stats.on_enqueue(bytes);
         self.check();
         Ok(())
     }
@@ -124,12 +140,7 @@ impl Qdisc for Fifo {
     fn dequeue(&mut self, _now: SimTime, _view: &dyn FlowView) -> Dequeue {
         match self.items.pop_front() {
             Some(p) => {
-                let bytes = p.l2_bytes();
-                let s = &mut self.stats;
-                s.dequeued += 1;
-                s.bytes_dequeued += bytes;
-                s.packets -= 1;
-                s.bytes -= bytes;
+                self.stats.on_dequeue(p.l2_bytes());
                 self.check();
                 Dequeue::Frame(p)
             }
