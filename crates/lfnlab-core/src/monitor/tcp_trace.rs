@@ -186,11 +186,10 @@ impl TcpColumns {
         let row = self.rows;
         self.rows += 1;
         for (name, v) in names.iter().zip(values) {
-            let col = format!("cc_{name}");
-            let i = match self.cc.iter().position(|(n, _)| *n == col) {
+            let i = match self.cc.iter().position(|(n, _)| n.strip_prefix("cc_") == Some(name)) {
                 Some(i) => i,
                 None => {
-                    self.cc.push((col, vec![f64::NAN; row]));
+                    self.cc.push((format!("cc_{name}"), vec![f64::NAN; row]));
                     self.cc.len() - 1
                 }
             };

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::model::{LinkSpec, NodeKind, NodeSpec};
 use super::profiles::PROFILES;
 use super::resolve::Ctx;
+use super::pacing::check_pacing;
 use super::tcp_params::check_params;
 use crate::error::InputError;
 
@@ -151,6 +152,9 @@ pub fn resolve_hosts(
         }
         if let Some(tcp) = &n.tcp {
             check_params(tcp, ctx.file, &at("tcp"))?;
+        }
+        if let Some(p) = &n.pacing {
+            check_pacing(p, &at("pacing"), ctx)?;
         }
     }
     Ok(())

@@ -26,7 +26,7 @@ pub fn profile_pacing(profile: &str) -> PacingSpec {
 }
 
 /// Checks one `pacing` table; `at` is its key path.
-fn check_pacing(p: &PacingSpec, at: &str, ctx: &Ctx) -> Result<(), InputError> {
+pub fn check_pacing(p: &PacingSpec, at: &str, ctx: &Ctx) -> Result<(), InputError> {
     let kind: PacingKind = p
         .kind
         .parse()
@@ -50,10 +50,6 @@ fn check_pacing(p: &PacingSpec, at: &str, ctx: &Ctx) -> Result<(), InputError> {
 /// Resolves `flow[i].pacing` of a `tcp_bulk` flow with profile `profile` and
 /// congestion control `cc`.
 pub fn resolve_flow_pacing(f: &mut FlowSpec, i: usize, sender: &NodeSpec, profile: &str, cc: &str, ctx: &Ctx) -> Result<(), InputError> {
-    if let Some(p) = &sender.pacing {
-        // Checked here as well so that an unused host default still gets checked once.
-        check_pacing(p, &format!("node[{}].pacing", sender.name), ctx)?;
-    }
     let at = format!("flow[{i}].pacing");
     let mut p = f.pacing.take().or_else(|| sender.pacing.clone()).unwrap_or_else(|| profile_pacing(profile));
     check_pacing(&p, &at, ctx)?;

@@ -19,7 +19,7 @@ pub mod scalable;
 pub mod vegas;
 
 pub use params::{CcParams, ParamDef, ParamError, ParamKind, ParamValue};
-pub use registry::{ALGORITHMS, Algorithm, AVAILABLE, SPEC_NAMES, create, find, resolve_params};
+pub use registry::{ALGORITHMS, Algorithm, SPEC_NAMES, available, create, find, resolve_params};
 
 use crate::engine::time::{SimTime, Span};
 

@@ -19,8 +19,10 @@ pub struct Algorithm {
 /// Every algorithm built, in spec 00 §2.2 order.
 pub const ALGORITHMS: &[&Algorithm] = &[&reno::NEWRENO, &reno::RENO, &super::scalable::ALGORITHM, &super::highspeed::ALGORITHM, &super::bic::ALGORITHM, &super::cubic::CUBIC, &super::vegas::VEGAS, &super::fast::FAST, &super::bbr::ALGORITHM];
 
-/// Names of the algorithms built. The scenario loader accepts exactly these.
-pub const AVAILABLE: &[&str] = &["newreno", "reno", "scalable", "highspeed", "bic", "cubic", "vegas", "fast", "bbr"];
+/// Names of the algorithms built, in registry order. The scenario loader accepts exactly these.
+pub fn available() -> Vec<&'static str> {
+    ALGORITHMS.iter().map(|a| a.name).collect()
+}
 
 /// Every name the spec lists (spec 00 §2.2), built or not.
 pub const SPEC_NAMES: &[&str] = &["reno", "newreno", "scalable", "highspeed", "bic", "cubic", "vegas", "fast", "bbr"];
@@ -46,10 +48,10 @@ mod tests {
 
     #[test]
     fn registry_is_consistent() {
-        assert_eq!(ALGORITHMS.len(), AVAILABLE.len());
-        for (a, n) in ALGORITHMS.iter().zip(AVAILABLE) {
-            assert_eq!(a.name, *n);
-            assert!(SPEC_NAMES.contains(n));
+        let names = available();
+        for (i, a) in ALGORITHMS.iter().enumerate() {
+            assert!(!names[..i].contains(&a.name), "{} registered twice", a.name);
+            assert!(SPEC_NAMES.contains(&a.name));
             // Defaults cover every declared parameter under every profile.
             for profile in ["linux-2.4", "linux-2.6", "linux-modern"] {
                 let p = resolve_params(a.name, profile, &CcParams::new()).unwrap();

@@ -117,7 +117,7 @@ pub struct Sender {
     max_packets_out: u64,
     cwnd_usage_seq: u64,
     /// Pacer charge of a full segment, L3 + 14 B (spec 06 §4.3).
-    pub charge_per_segment: u32,
+    charge_per_segment: u32,
     /// Pacing is on (any kind but `off`).
     pub paced: bool,
 }
@@ -206,11 +206,10 @@ impl Sender {
     }
 
     /// Apply the negotiated options once the handshake completes (spec 06 §2.2).
-    pub fn establish(&mut self, now: SimTime, mss: u32, iw: u32, sack_ok: bool, ts_ok: bool, rtt: &RttEstimator) {
+    /// `charge` is the pacer's charge of a full segment, L3 + 14 B (spec 06 §4.3).
+    pub fn establish(&mut self, now: SimTime, mss: u32, charge: u32, iw: u32, sack_ok: bool, ts_ok: bool, rtt: &RttEstimator) {
         self.mss = mss;
-        if self.charge_per_segment == 0 {
-            self.charge_per_segment = mss + 14;
-        }
+        self.charge_per_segment = charge;
         self.sack = self.sack && sack_ok;
         self.timestamps = self.timestamps && ts_ok;
         self.iw_segments = iw;
@@ -425,6 +424,12 @@ impl Sender {
             _ => {}
         }
 
+        // Without SACK a partial ACK marks the first unacknowledged segment Lost
+        // (spec 06 §2.5, every recovery mode).
+        if !self.sack && advanced && self.state == CaState::Recovery {
+            self.sb.mark_head_lost();
+        }
+
         // cwnd: the algorithm's own `cong_control`, or the core rules.
         let mut sample = AckSample {
             acked_segments: cum.segments,
@@ -438,10 +443,6 @@ impl Sender {
             rate,
         };
         if cc_drives {
-            if !self.sack && advanced && self.state == CaState::Recovery {
-                self.sb.mark_head_lost();
-            }
-            sample.newly_lost = self.sb.lost_marks - lost_marks_before;
             let ctx = self.ctx(now, rtt);
             self.cc.cong_control(&ctx, &mut self.w, &sample);
             self.bound();
@@ -607,10 +608,6 @@ impl Sender {
 
     /// Per-ACK cwnd in Recovery (spec 06 §2.5 table).
     fn recovery_ack(&mut self, acked: u64, delivered: u64, dup: bool, advanced: bool) {
-        if !self.sack && advanced {
-            // Without SACK a partial ACK marks the first unacknowledged segment Lost.
-            self.sb.mark_head_lost();
-        }
         match (self.recovery_cwnd, self.sack) {
             (RecoveryCwnd::Rfc, false) => {
                 if dup {

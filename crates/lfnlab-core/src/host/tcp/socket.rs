@@ -167,8 +167,8 @@ impl TcpSocket {
             self.rtt.raise_to(Span::from_secs(3));
         }
         // A full segment's pacer charge: IP + TCP headers, options, payload, 14 B (spec 06 §4.3).
-        self.snd.charge_per_segment = self.addr.ip_header_bytes + 20 + self.options_bytes(0) + mss + 14;
-        self.snd.establish(now, mss, iw, self.sack_ok, self.ts_ok, &self.rtt);
+        let charge = self.addr.ip_header_bytes + 20 + self.options_bytes(0) + mss + 14;
+        self.snd.establish(now, mss, charge, iw, self.sack_ok, self.ts_ok, &self.rtt);
         self.rto_deadline = None;
     }
 
