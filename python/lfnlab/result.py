@@ -23,9 +23,17 @@ if TYPE_CHECKING:
 __all__ = ["Result", "run", "load_result", "TABLES", "RESULT_FILES"]
 
 #: The tables of a run, in the order of the result directory.
-TABLES = ("flows", "tcp", "queues", "packets")
+TABLES = ("flows", "tcp", "queues", "packets", "hosts")
 #: The files of a result directory.
-RESULT_FILES = ("summary.json", "flows.parquet", "tcp.parquet", "queues.parquet", "packets.parquet", "scenario.toml")
+RESULT_FILES = (
+    "summary.json",
+    "flows.parquet",
+    "tcp.parquet",
+    "queues.parquet",
+    "packets.parquet",
+    "hosts.parquet",
+    "scenario.toml",
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,6 +48,9 @@ class Result:
         queues: per queue and bin: ``queue, t, bytes, packets, max_bytes, drops, enqueued``.
         packets: captured frames (``[[monitor]] capture_packets``): ``monitor, t, flow, dir,
             kind, l3_bytes, seq, ack, payload``; empty when no monitor captures.
+        hosts: per host and one-second bin, DMA and memory-bandwidth counters (spec 01 §2.6):
+            ``host, t, dma_real_bytes, dma_gap_bytes, copy_bytes, frames, gap_frames,
+            gap_wire_bytes, mem_app_bytes_per_s``.
         scenario_toml: the scenario exactly as run, when known.
         out_dir: the result directory, if one was written or read.
     """
@@ -49,6 +60,7 @@ class Result:
     tcp: pd.DataFrame = field(repr=False)
     queues: pd.DataFrame = field(repr=False)
     packets: pd.DataFrame = field(repr=False)
+    hosts: pd.DataFrame = field(repr=False)
     scenario_toml: str | None = field(default=None, repr=False)
     out_dir: Path | None = None
 
@@ -58,7 +70,7 @@ class Result:
         return str(self.summary.get("scenario", ""))
 
     def table(self, name: str) -> pd.DataFrame:
-        """One of ``flows``, ``tcp``, ``queues``, ``packets`` by name."""
+        """One of ``flows``, ``tcp``, ``queues``, ``packets``, ``hosts`` by name."""
         if name not in TABLES:
             raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}")
         frame: pd.DataFrame = getattr(self, name)
@@ -99,13 +111,14 @@ def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str]
         tcp=_frame_from_ipc(tables["tcp"]),
         queues=_frame_from_ipc(tables["queues"]),
         packets=_frame_from_ipc(tables["packets"]),
+        hosts=_frame_from_ipc(tables["hosts"]),
         scenario_toml=scenario.to_toml(),
         out_dir=out_dir,
     )
 
 
 def load_result(directory: str | os.PathLike[str]) -> Result:
-    """Read a result directory (``summary.json``, three Parquet tables, ``scenario.toml``).
+    """Read a result directory (``summary.json``, the Parquet tables, ``scenario.toml``).
 
     Raises OutputError if it is not a complete lfnlab result directory.
     """
@@ -119,6 +132,7 @@ def load_result(directory: str | os.PathLike[str]) -> Result:
         tcp=_frame_from_parquet(d / "tcp.parquet"),
         queues=_frame_from_parquet(d / "queues.parquet"),
         packets=_frame_from_parquet(d / "packets.parquet"),
+        hosts=_frame_from_parquet(d / "hosts.parquet"),
         scenario_toml=(d / "scenario.toml").read_text(encoding="utf-8"),
         out_dir=d,
     )

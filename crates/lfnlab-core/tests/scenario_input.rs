@@ -762,7 +762,7 @@ fn pacing_keys() {
     assert_eq!(cfg.pacing, lfnlab_core::host::tcp::config::Pacing::Internal);
     assert_eq!(cfg.max_pacing_rate_bytes_per_s, 12.5e6);
     let text = edit("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"fast\" }");
-    assert_err(load(&text), "test.toml", "flow[0].pacing.kind", "expected one of \"off\", \"internal\", \"fq\"");
+    assert_err(load(&text), "test.toml", "flow[0].pacing.kind", "expected one of \"off\", \"internal\", \"fq\", \"gap_packets\"");
     let text = edit("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"internal\", mode = \"edt\" }");
     assert_err(load(&text), "test.toml", "flow[0].pacing.mode", "applies only to kind = \"fq\"");
     let text = edit("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"fq\", mode = \"later\" }");
@@ -771,10 +771,59 @@ fn pacing_keys() {
     let text = edit("kind = \"host\"\n", "kind = \"host\"\nqdisc = { kind = \"pfifo\" }\n");
     assert_err(load(&text), "test.toml", "flow[0].pacing.kind", "needs the fq qdisc on host \"a\"");
     let text = edit("kind = \"host\"\n", "kind = \"host\"\nqdisc = { kind = \"pfifo\", limit = 5 }\npacing = { kind = \"off\" }\n");
-    assert_err(load(&text), "test.toml", "node[0].qdisc.limit", "applies only to kind = \"fq\"");
+    assert_err(load(&text), "test.toml", "node[0].qdisc.limit", "does not apply to kind = \"pfifo\"");
     // A host default reaches the flow; BBR without fq paces internally (CHOICE, as Linux).
     let text = edit("kind = \"host\"\n", "kind = \"host\"\npacing = { kind = \"off\" }\n");
     let text = text.replacen("cc = \"newreno\"", "cc = \"bbr\"", 1);
     let s = load(&text).unwrap();
     assert_eq!(s.flow[0].pacing.as_ref().unwrap().kind, "internal");
+}
+
+#[test]
+fn gap_packet_keys() {
+    // Gap-packet pacing installs the ipg qdisc with the spec 01 §2.3 defaults.
+    let text = edit("cc = \"newreno\"", "cc = \"scalable\"\npacing = { kind = \"gap_packets\" }");
+    let s = load(&text).unwrap();
+    let q = s.node[0].qdisc.as_ref().unwrap();
+    assert_eq!(q.kind, "ipg");
+    assert_eq!(q.gap_pkt_max.unwrap().bytes(), 4096);
+    assert_eq!(q.gap_total_max.unwrap().bytes(), 65536);
+    assert_eq!(q.gap_pkt_min.unwrap().bytes(), 84);
+    assert_eq!(q.rate_source.as_deref(), Some("tcp_estimate"));
+    assert_eq!(tcp_config(&s, 0).pacing, lfnlab_core::host::tcp::config::Pacing::Off);
+    assert_eq!(load(&to_toml(&s)).unwrap(), s);
+    // Every host gets the memory model of spec 01 §2.6.
+    let m = s.node[0].memory.as_ref().unwrap();
+    assert_eq!((m.m0.unwrap().bps, m.k_dma, m.k_copy), (25_600_000_000, Some(1.0), Some(2.0)));
+
+    let with_qdisc = |q: &str| edit("kind = \"host\"\n", &format!("kind = \"host\"\nqdisc = {q}\npacing = {{ kind = \"off\" }}\n"));
+    let t = with_qdisc("{ kind = \"pfifo\" }").replacen("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"gap_packets\" }", 1);
+    assert!(t.contains("gap_packets"));
+    assert_err(load(&t), "test.toml", "flow[0].pacing.kind", "needs the ipg qdisc on host \"a\"");
+    assert_err(load(&with_qdisc("{ kind = \"pfifo\", gap_pkt_max = \"4KiB\" }")), "test.toml", "node[0].qdisc.gap_pkt_max", "does not apply to kind = \"pfifo\"");
+    assert_err(load(&with_qdisc("{ kind = \"fq\", classes = [] }")), "test.toml", "node[0].qdisc.classes", "does not apply to kind = \"fq\"");
+    assert_err(load(&with_qdisc("{ kind = \"ipg\", flow_limit = 3 }")), "test.toml", "node[0].qdisc.flow_limit", "does not apply to kind = \"ipg\"");
+    assert_err(load(&with_qdisc("{ kind = \"ipg\", limit = 3 }")), "test.toml", "node[0].qdisc.limit", "txqueuelen");
+    assert_err(load(&with_qdisc("{ kind = \"ipg\", gap_pkt_min = \"60B\" }")), "test.toml", "node[0].qdisc.gap_pkt_min", "expected at least 84 B");
+    assert_err(load(&with_qdisc("{ kind = \"ipg\", gap_pkt_max = \"100B\" }")), "test.toml", "node[0].qdisc.gap_pkt_max", "at least twice gap_pkt_min");
+    assert_err(load(&with_qdisc("{ kind = \"ipg\", size_basis = \"bits\" }")), "test.toml", "node[0].qdisc.size_basis", "\"wire\", \"frame\", \"ip\"");
+    assert_err(load(&with_qdisc("{ kind = \"ipg\", rate_source = \"fixed\" }")), "test.toml", "node[0].qdisc.rate", "needs a rate");
+    assert_err(load(&with_qdisc("{ kind = \"ipg\", rate = \"1MB/s\" }")), "test.toml", "node[0].qdisc.rate", "applies only to rate_source");
+    let classes = |c: &str| with_qdisc(&format!("{{ kind = \"ipg\", classes = [{c}] }}"));
+    assert_err(load(&classes("{ id = 0, dst = [\"b\"] }")), "test.toml", "node[0].qdisc.classes[0].id", "1 or more");
+    assert_err(load(&classes("{ id = 1, dst = [\"zz\"] }")), "test.toml", "node[0].qdisc.classes[0].dst[0]", "no node is named \"zz\"");
+    assert_err(load(&classes("{ id = 1, dst = [\"r\"] }")), "test.toml", "node[0].qdisc.classes[0].dst[0]", "not a host");
+    assert_err(load(&classes("{ id = 1, dst = [\"b\"] }, { id = 1, dst = [\"a\"] }")), "test.toml", "node[0].qdisc.classes[1].id", "already used");
+    assert_err(load(&classes("{ id = 1, dst = [\"b\"] }, { id = 2, dst = [\"b\"] }")), "test.toml", "node[0].qdisc.classes[1].dst[0]", "already in classes[0]");
+    assert_err(load(&classes("{ id = 2, dst = [\"b\"], rate_source = \"min\" }")), "test.toml", "node[0].qdisc.classes[0].rate", "needs a rate");
+    assert_err(load(&classes("{ id = 2, dst = [\"b\"], rate_source = \"fixed\", rate = \"0bps\" }")), "test.toml", "node[0].qdisc.classes[0].rate", "greater than zero");
+    let t = edit("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"gap_packets\", max_rate = \"1Gbps\" }");
+    assert_err(load(&t), "test.toml", "flow[0].pacing.max_rate", "takes its rate from the ipg qdisc");
+    // Memory model and monitor point.
+    let t = edit("kind = \"router\"\n", "kind = \"router\"\nmemory = { k_dma = 1.0 }\n");
+    assert_err(load(&t), "test.toml", "node[1].memory", "hosts only");
+    let t = edit("kind = \"host\"\n", "kind = \"host\"\nmemory = { k_copy = -1.0 }\n");
+    assert_err(load(&t), "test.toml", "node[0].memory.k_copy", "finite number");
+    let t = format!("{text}\n[[monitor]]\nlink = \"a->r\"\nbin = \"1ms\"\npoint = \"middle\"\n");
+    assert_err(load(&t), "test.toml", "monitor[0].point", "\"egress\"");
 }

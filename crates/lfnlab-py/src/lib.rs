@@ -41,7 +41,7 @@ fn load_scenario_dict(
 /// What `run_scenario` computes with the GIL released.
 struct Finished {
     summary_json: Vec<u8>,
-    tables: [(&'static str, Vec<u8>); 4],
+    tables: [(&'static str, Vec<u8>); 5],
 }
 
 fn run_and_write(
@@ -61,6 +61,7 @@ fn run_and_write(
             ("tcp", to_ipc_stream(&out.tcp)),
             ("queues", to_ipc_stream(&out.queues)),
             ("packets", to_ipc_stream(&out.packets)),
+            ("hosts", to_ipc_stream(&out.hosts)),
         ],
     })
 }

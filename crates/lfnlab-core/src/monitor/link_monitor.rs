@@ -35,10 +35,13 @@ pub struct LinkMonitor {
     q_drops: Vec<u64>,
     q_enq: Vec<u64>,
     pub capture: Capture,
+    /// Frames are counted as they arrive at the far end of the link (before its
+    /// queues), not as they leave the egress (`point = "ingress"`).
+    pub ingress: bool,
 }
 
 impl LinkMonitor {
-    pub fn new(name: String, port: u32, bin: Span, n_flows: usize, capture_packets: u64) -> LinkMonitor {
+    pub fn new(name: String, port: u32, bin: Span, n_flows: usize, capture_packets: u64, ingress: bool) -> LinkMonitor {
         LinkMonitor {
             name,
             port,
@@ -60,6 +63,7 @@ impl LinkMonitor {
             q_drops: Vec::new(),
             q_enq: Vec::new(),
             capture: Capture::new(capture_packets),
+            ingress,
         }
     }
 
@@ -97,9 +101,10 @@ impl LinkMonitor {
         self.bin_end += self.bin;
     }
 
-    /// Frame `p` starts onto the wire at `now`.
+    /// Frame `p` passes the monitoring point at `now`: it starts onto the wire
+    /// (egress) or its last bit arrives (ingress).
     #[inline]
-    pub fn on_departure(&mut self, now: SimTime, p: &Packet) {
+    pub fn on_frame(&mut self, now: SimTime, p: &Packet) {
         self.capture.record(now, p);
         let flow = p.flow;
         let c = &mut self.cur[flow as usize];

@@ -2,6 +2,7 @@
 pub mod channel;
 pub mod drop;
 pub mod fq;
+pub mod ipg;
 pub mod packet;
 pub mod queue;
 pub mod routing;

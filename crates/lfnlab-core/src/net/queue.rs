@@ -14,8 +14,12 @@ pub struct FlowSnapshot {
     pub srtt_s: f64,
     pub min_rtt_s: f64,
     pub pacing_rate_bytes_per_s: f64,
+    /// Latest RTT sample, 0 before the first.
+    pub latest_rtt_s: f64,
     pub in_flight_segments: u64,
     pub mss_bytes: u32,
+    /// IP length of a full-size data segment (MSS + TCP/IP headers and options).
+    pub segment_l3_bytes: u32,
 }
 
 /// Read access to the sending host's TCP state, for pacing qdiscs.
@@ -40,6 +44,10 @@ impl FlowView for NoFlows {
 #[derive(Debug)]
 pub enum Dequeue {
     Frame(Packet),
+    /// Synthesized gap frames (spec 01 §2.3): `frames` PAUSE(0) frames, back to
+    /// back, occupying `wire_bytes` byte-times of the line in total (preamble and
+    /// IPG included). They never leave the access link (the next MAC absorbs them).
+    Gap { wire_bytes: u64, frames: u32 },
     /// Nothing may leave before this time; poll again then.
     WaitUntil(SimTime),
     Empty,

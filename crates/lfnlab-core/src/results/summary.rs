@@ -16,6 +16,8 @@ pub struct Summary {
     pub event_hash: String,
     pub flows: Vec<FlowSummary>,
     pub queues: Vec<QueueSummary>,
+    /// Per host: DMA and memory-bandwidth counters over the run (spec 01 §2.6).
+    pub hosts: Vec<HostSummary>,
     /// End-of-run conservation check (spec 06 §7 V5).
     pub conservation: ConservationSummary,
 }
@@ -43,6 +45,23 @@ pub struct QueueSummary {
     /// Drops by cause, e.g. `{"tail": 12}`.
     pub drops_by_cause: std::collections::BTreeMap<String, u64>,
     pub max_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HostSummary {
+    pub name: String,
+    /// L2 bytes of real frames the NIC fetched by DMA.
+    pub dma_real_bytes: u64,
+    /// L2 bytes of gap frames the NIC fetched by DMA.
+    pub dma_gap_bytes: u64,
+    /// Payload bytes the applications copied into socket buffers.
+    pub copy_bytes: u64,
+    pub frames: u64,
+    pub gap_frames: u64,
+    /// Line time of gap frames, wire bytes.
+    pub gap_wire_bytes: u64,
+    /// Memory bandwidth left to an application, mean over the run, bytes/s.
+    pub mem_app_bytes_per_s: f64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -19,12 +19,13 @@ use crate::error::Error;
 use crate::sim::RunOutput;
 
 /// The files of a result directory, in the order they are written.
-pub const RESULT_FILES: [&str; 6] = [
+pub const RESULT_FILES: [&str; 7] = [
     "summary.json",
     "flows.parquet",
     "tcp.parquet",
     "queues.parquet",
     "packets.parquet",
+    "hosts.parquet",
     "scenario.toml",
 ];
 
@@ -114,6 +115,7 @@ fn write_all(tmp: &Path, out: &RunOutput) -> Result<(), Error> {
     write_file(&tmp.join("tcp.parquet"), &to_parquet(&out.tcp)?)?;
     write_file(&tmp.join("queues.parquet"), &to_parquet(&out.queues)?)?;
     write_file(&tmp.join("packets.parquet"), &to_parquet(&out.packets)?)?;
+    write_file(&tmp.join("hosts.parquet"), &to_parquet(&out.hosts)?)?;
     write_file(&tmp.join("scenario.toml"), out.scenario_toml.as_bytes())
 }
 
@@ -210,6 +212,7 @@ mod tests {
                 drops_by_cause: [("tail".to_string(), 2)].into_iter().collect(),
                 max_bytes: 3000,
             }],
+            hosts: Vec::new(),
             conservation: ConservationSummary {
                 frames_emitted: 1,
                 frames_delivered: 1,
@@ -244,6 +247,7 @@ mod tests {
             tcp: sample(),
             queues,
             packets: Table::new("packets", vec![("t", Column::F64(vec![]))]),
+            hosts: Table::new("hosts", vec![("t", Column::F64(vec![]))]),
             scenario_toml: "[sim]\nname = \"unit\"\n".into(),
         }
     }

@@ -89,14 +89,17 @@ pub struct NodeSpec {
     pub tcp: Option<TcpParams>,
     /// Default pacing for TCP flows leaving this host (spec 06 §4.3, §5.3).
     pub pacing: Option<PacingSpec>,
+    /// Memory-bandwidth model for `hosts.parquet` (spec 01 §2.6).
+    pub memory: Option<MemorySpec>,
 }
 
 /// Sender pacing (spec 06 §4.3 rate; §5.3 who enforces it).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PacingSpec {
-    /// `off`, `internal` (TCP holds segments until their time) or `fq` (the
-    /// host's fq qdisc does).
+    /// `off`, `internal` (TCP holds segments until their time), `fq` (the
+    /// host's fq qdisc does) or `gap_packets` (the host's `ipg` qdisc spaces
+    /// packets with gap frames, spec 01).
     pub kind: String,
     /// With `kind = "fq"`: `edt` (TCP stamps departure times, the default) or
     /// `fq` (the qdisc computes them from the flow's pacing rate).
@@ -106,7 +109,7 @@ pub struct PacingSpec {
 }
 
 /// A host qdisc.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QdiscSpec {
     /// `pfifo` (capacity `txqueuelen`) or `fq` (spec 06 §5.3); the pacing
@@ -124,6 +127,54 @@ pub struct QdiscSpec {
     pub flow_refill_delay: Option<TimeSpan>,
     /// `fq`: packets stamped later than now + horizon are dropped, default 10 s.
     pub horizon: Option<TimeSpan>,
+    /// `ipg`: largest single gap frame, wire bytes, default 4096 B (spec 01 §2.3).
+    pub gap_pkt_max: Option<ByteSize>,
+    /// `ipg`: largest total gap between two real packets, default 64 KiB.
+    pub gap_total_max: Option<ByteSize>,
+    /// `ipg`: smallest gap frame that can exist, default 84 B (64-byte frame + 20).
+    pub gap_pkt_min: Option<ByteSize>,
+    /// `ipg` test mode: this gap after every real packet, estimator bypassed (unset by default).
+    pub fixed_gap: Option<ByteSize>,
+    /// `ipg`: `wire` (default), `frame` or `ip`: the bytes `packet_size` counts (spec 01 §5.1).
+    pub size_basis: Option<String>,
+    /// `ipg`: `srtt` (default), `min_rtt` or `latest` (spec 01 §5.2).
+    pub rtt_estimator: Option<String>,
+    /// `ipg`: `carry` (default) or `skip`: a gap below `gap_pkt_min` (spec 01 §5.3).
+    pub small_gap_policy: Option<String>,
+    /// `ipg`: rate source of class 0 (unmatched traffic): `tcp_estimate` (default), `fixed` or `min`.
+    pub rate_source: Option<String>,
+    /// `ipg`: configured rate of class 0 for `fixed` and `min`, in wire bytes.
+    pub rate: Option<Rate>,
+    /// `ipg`: further classes, one per bottleneck (spec 01 §2.5).
+    pub classes: Option<Vec<IpgClassSpec>>,
+}
+
+/// One class of the `ipg` qdisc (spec 01 §2.5).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct IpgClassSpec {
+    /// Class id, 1 or more (0 is the default class, configured on the qdisc itself).
+    pub id: u32,
+    /// Destination hosts classified into this class (the paper's destination prefixes).
+    pub dst: Vec<String>,
+    /// `tcp_estimate` (default), `fixed` or `min`.
+    pub rate_source: Option<String>,
+    /// Configured rate for `fixed` and `min`, in wire bytes.
+    pub rate: Option<Rate>,
+}
+
+/// The linear memory-bandwidth model of a host (spec 01 §2.6).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MemorySpec {
+    /// Memory bandwidth with no network traffic, default 3200 MB/s.
+    pub m0: Option<Rate>,
+    /// Bus reads per DMA byte, default 1.
+    pub k_dma: Option<f64>,
+    /// Bus transfers per copied byte, default 2.
+    pub k_copy: Option<f64>,
+    /// Memory traffic per frame, default 0 B.
+    pub k_pkt: Option<ByteSize>,
 }
 
 /// `[[link]]`: a full-duplex link (spec 00 §2.2).
@@ -277,4 +328,7 @@ pub struct MonitorSpec {
     /// Record the first N frames leaving this egress in `packets.parquet`
     /// (default 0: no capture).
     pub capture_packets: Option<u64>,
+    /// Where frames are counted: `egress` (default: as they start onto the
+    /// wire at a) or `ingress` (as they arrive at b, before b's queues; spec 01 §2.8).
+    pub point: Option<String>,
 }

@@ -1,6 +1,7 @@
 //! Sender pacing and the host qdisc (spec 06 §4.3, §5.3): each TCP flow's
 //! `pacing` (flow ← host ← profile), then each host's `qdisc`, which must be
-//! `fq` when a flow leaving the host paces with `kind = "fq"`.
+//! `fq` when a flow leaving the host paces with `kind = "fq"` and `ipg` when
+//! one paces with `kind = "gap_packets"` (spec 01).
 
 use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec, PacingSpec, QdiscSpec};
 use super::resolve::Ctx;
@@ -10,7 +11,7 @@ use crate::error::InputError;
 use crate::host::tcp::config::{FqMode, PacingKind};
 
 /// The host qdisc kinds implemented so far (spec 06 §5.3).
-const QDISC_KINDS: &[&str] = &["pfifo", "fq"];
+const QDISC_KINDS: &[&str] = &["pfifo", "fq", "ipg"];
 /// Linux sch_fq defaults (spec 06 §5.3 `fq` table).
 const FQ_LIMIT: u64 = 10_000;
 const FQ_FLOW_LIMIT: u64 = 100;
@@ -41,6 +42,9 @@ pub fn check_pacing(p: &PacingSpec, at: &str, ctx: &Ctx) -> Result<(), InputErro
         }
         (None, _) => {}
     }
+    if kind == PacingKind::GapPackets && p.max_rate.is_some() {
+        return Err(ctx.err(format!("{at}.max_rate"), "`max_rate` caps TCP's pacing rate (kinds \"internal\" and \"fq\"); gap-packet pacing takes its rate from the ipg qdisc (rate_source, rate)"));
+    }
     if p.max_rate.is_some_and(|r| r.bps == 0) {
         return Err(ctx.err(format!("{at}.max_rate"), "expected a rate greater than zero (omit it for no cap)"));
     }
@@ -64,67 +68,90 @@ pub fn resolve_flow_pacing(f: &mut FlowSpec, i: usize, sender: &NodeSpec, profil
     Ok(())
 }
 
-/// Fills in every host's qdisc: `fq` where a flow needs it, else `pfifo`.
+/// The pacing kinds that need a particular host qdisc.
+fn qdisc_needed(pacing_kind: &str) -> Option<&'static str> {
+    match pacing_kind {
+        "fq" => Some("fq"),
+        "gap_packets" => Some("ipg"),
+        _ => None,
+    }
+}
+
+/// The keys only `kind = "fq"` takes, and whether `q` sets each.
+fn fq_keys(q: &QdiscSpec) -> [(&'static str, bool); 6] {
+    [
+        ("limit", q.limit.is_some()),
+        ("flow_limit", q.flow_limit.is_some()),
+        ("quantum", q.quantum.is_some()),
+        ("initial_quantum", q.initial_quantum.is_some()),
+        ("flow_refill_delay", q.flow_refill_delay.is_some()),
+        ("horizon", q.horizon.is_some()),
+    ]
+}
+
+/// Fills in every host's qdisc: the one a flow's pacing needs (`fq`, `ipg`),
+/// else `pfifo`.
 pub fn resolve_host_qdiscs(nodes: &mut [NodeSpec], flows: &[FlowSpec], ctx: &Ctx) -> Result<(), InputError> {
-    for (ni, n) in nodes.iter_mut().enumerate() {
-        if n.kind != NodeKind::Host {
+    for ni in 0..nodes.len() {
+        if nodes[ni].kind != NodeKind::Host {
             continue;
         }
         let at = |key: &str| format!("node[{ni}].{key}");
-        let needs_fq = flows.iter().position(|f| {
-            f.kind == FlowKind::TcpBulk && f.from == n.name && f.pacing.as_ref().is_some_and(|p| p.kind == "fq")
+        let name = nodes[ni].name.clone();
+        // The first flow leaving this host whose pacing needs a qdisc, and that qdisc.
+        let needs = flows.iter().enumerate().find_map(|(fi, f)| {
+            let p = f.pacing.as_ref().filter(|_| f.kind == FlowKind::TcpBulk && f.from == name)?;
+            qdisc_needed(&p.kind).map(|k| (fi, k, p.kind.clone()))
         });
-        let q = n.qdisc.get_or_insert_with(|| QdiscSpec {
-            kind: if needs_fq.is_some() { "fq" } else { "pfifo" }.into(),
-            limit: None,
-            flow_limit: None,
-            quantum: None,
-            initial_quantum: None,
-            flow_refill_delay: None,
-            horizon: None,
-        });
+        let mut q = nodes[ni].qdisc.take().unwrap_or_else(|| QdiscSpec { kind: needs.as_ref().map_or("pfifo", |n| n.1).into(), ..QdiscSpec::default() });
         if !QDISC_KINDS.contains(&q.kind.as_str()) {
-            return Err(ctx.err(at("qdisc.kind"), format!("expected \"pfifo\" or \"fq\" (the host qdiscs implemented so far), got \"{}\"", q.kind)));
+            return Err(ctx.err(at("qdisc.kind"), format!("expected \"pfifo\", \"fq\" or \"ipg\" (the host qdiscs implemented so far), got \"{}\"", q.kind)));
         }
-        if let (Some(fi), "pfifo") = (needs_fq, q.kind.as_str()) {
-            return Err(ctx.err(
-                format!("flow[{fi}].pacing.kind"),
-                format!("pacing kind \"fq\" needs the fq qdisc on host \"{}\", whose qdisc is \"pfifo\" (set node[{ni}].qdisc.kind = \"fq\" or choose pacing kind \"internal\")", n.name),
-            ));
+        let foreign: Vec<(&str, bool)> = match q.kind.as_str() {
+            "fq" => super::qdisc_ipg::ipg_keys(&q).to_vec(),
+            "ipg" => fq_keys(&q).iter().copied().filter(|(k, _)| *k != "limit").collect(),
+            _ => fq_keys(&q).iter().chain(super::qdisc_ipg::ipg_keys(&q).iter()).copied().collect(),
+        };
+        if let Some((key, _)) = foreign.into_iter().find(|(_, set)| *set) {
+            let hint = if q.kind == "pfifo" { "; a pfifo qdisc holds `txqueuelen` packets" } else { "" };
+            return Err(ctx.err(at(&format!("qdisc.{key}")), format!("`{key}` does not apply to kind = \"{}\"{hint}", q.kind)));
         }
-        if q.kind == "pfifo" {
-            for (key, set) in [
-                ("limit", q.limit.is_some()),
-                ("flow_limit", q.flow_limit.is_some()),
-                ("quantum", q.quantum.is_some()),
-                ("initial_quantum", q.initial_quantum.is_some()),
-                ("flow_refill_delay", q.flow_refill_delay.is_some()),
-                ("horizon", q.horizon.is_some()),
-            ] {
-                if set {
-                    return Err(ctx.err(at(&format!("qdisc.{key}")), format!("`{key}` applies only to kind = \"fq\"; a pfifo qdisc holds `txqueuelen` packets")));
-                }
+        if let Some((fi, want, pacing)) = &needs {
+            if q.kind != *want {
+                return Err(ctx.err(
+                    format!("flow[{fi}].pacing.kind"),
+                    format!("pacing kind \"{pacing}\" needs the {want} qdisc on host \"{name}\", whose qdisc is \"{}\" (set node[{ni}].qdisc.kind = \"{want}\" or choose another pacing kind)", q.kind),
+                ));
             }
-            continue;
         }
-        let mtu = n.mtu.unwrap_or(1500) as u64;
-        let limit = *q.limit.get_or_insert(FQ_LIMIT);
-        let flow_limit = *q.flow_limit.get_or_insert(FQ_FLOW_LIMIT);
-        let quantum = *q.quantum.get_or_insert(ByteSize::from_bytes(2 * mtu));
-        let initial = *q.initial_quantum.get_or_insert(ByteSize::from_bytes(10 * mtu));
-        q.flow_refill_delay.get_or_insert(FQ_REFILL_DELAY);
-        let horizon = *q.horizon.get_or_insert(FQ_HORIZON);
-        if limit == 0 || flow_limit == 0 {
-            let key = if limit == 0 { "limit" } else { "flow_limit" };
-            return Err(ctx.err(at(&format!("qdisc.{key}")), "expected at least 1 packet, got 0"));
+        match q.kind.as_str() {
+            "fq" => resolve_fq(&mut q, nodes[ni].mtu.unwrap_or(1500) as u64, &at, ctx)?,
+            "ipg" => super::qdisc_ipg::resolve_ipg(&mut q, ni, nodes, ctx)?,
+            _ => {}
         }
-        if quantum.bytes() == 0 || initial.bytes() == 0 {
-            let key = if quantum.bytes() == 0 { "quantum" } else { "initial_quantum" };
-            return Err(ctx.err(at(&format!("qdisc.{key}")), "expected a size greater than zero"));
-        }
-        if horizon.ps() == 0 {
-            return Err(ctx.err(at("qdisc.horizon"), "expected a time greater than zero"));
-        }
+        nodes[ni].qdisc = Some(q);
+    }
+    Ok(())
+}
+
+/// Fills in and checks the keys of an `fq` qdisc.
+fn resolve_fq(q: &mut QdiscSpec, mtu: u64, at: &dyn Fn(&str) -> String, ctx: &Ctx) -> Result<(), InputError> {
+    let limit = *q.limit.get_or_insert(FQ_LIMIT);
+    let flow_limit = *q.flow_limit.get_or_insert(FQ_FLOW_LIMIT);
+    let quantum = *q.quantum.get_or_insert(ByteSize::from_bytes(2 * mtu));
+    let initial = *q.initial_quantum.get_or_insert(ByteSize::from_bytes(10 * mtu));
+    q.flow_refill_delay.get_or_insert(FQ_REFILL_DELAY);
+    let horizon = *q.horizon.get_or_insert(FQ_HORIZON);
+    if limit == 0 || flow_limit == 0 {
+        let key = if limit == 0 { "limit" } else { "flow_limit" };
+        return Err(ctx.err(at(&format!("qdisc.{key}")), "expected at least 1 packet, got 0"));
+    }
+    if quantum.bytes() == 0 || initial.bytes() == 0 {
+        let key = if quantum.bytes() == 0 { "quantum" } else { "initial_quantum" };
+        return Err(ctx.err(at(&format!("qdisc.{key}")), "expected a size greater than zero"));
+    }
+    if horizon.ps() == 0 {
+        return Err(ctx.err(at("qdisc.horizon"), "expected a time greater than zero"));
     }
     Ok(())
 }

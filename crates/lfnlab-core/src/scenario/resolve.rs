@@ -41,6 +41,7 @@ pub fn resolve(mut s: Scenario, origin: &str) -> Result<Scenario, InputError> {
     resolve_hosts(&mut s.node, &s.link, &ctx)?;
     resolve_flows(&mut s.flow, &s.node, &graph, duration, &ctx)?;
     resolve_host_qdiscs(&mut s.node, &s.flow, &ctx)?;
+    super::host_memory::resolve_memory(&mut s.node, &ctx)?;
     resolve_monitors(&mut s.monitor, &graph, &ctx)?;
     Ok(s)
 }
@@ -112,6 +113,10 @@ fn resolve_monitors(monitors: &mut [MonitorSpec], graph: &Graph, ctx: &Ctx) -> R
         let (na, nb) = (node(a)?, node(b)?);
         if graph.link_between(na, nb).is_none() {
             return Err(ctx.err(at("link"), format!("no link joins \"{a}\" and \"{b}\"")));
+        }
+        let point = m.point.get_or_insert_with(|| "egress".into());
+        if point != "egress" && point != "ingress" {
+            return Err(ctx.err(at("point"), format!("expected \"egress\" (frames leaving a) or \"ingress\" (frames arriving at b), got \"{point}\"")));
         }
         if m.bin.ps() == 0 {
             return Err(ctx.err(at("bin"), "the bin width must be greater than zero"));

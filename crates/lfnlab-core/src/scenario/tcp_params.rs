@@ -136,7 +136,8 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
     let pacing = flow.pacing.as_ref().expect(UNRESOLVED);
     let kind: PacingKind = pacing.kind.parse().expect(UNRESOLVED);
     let pacing_mode = match kind {
-        PacingKind::Off => Pacing::Off,
+        // Gap frames pace below TCP (spec 01): the socket itself sends unpaced.
+        PacingKind::Off | PacingKind::GapPackets => Pacing::Off,
         PacingKind::Internal => Pacing::Internal,
         PacingKind::Fq => match name::<FqMode>(&pacing.mode) {
             FqMode::Edt => Pacing::Edt,

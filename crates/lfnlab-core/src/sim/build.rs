@@ -12,11 +12,13 @@ use crate::error::Error;
 use crate::host::cc;
 use crate::host::tcp::config::SsthreshBasis;
 use crate::host::tcp::socket::{Addr, TcpSocket};
+use crate::monitor::host_io::HostIo;
 use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::channel::Channel;
 use crate::net::packet::{NodeId, Packet, PacketKind, TcpHeader};
 use crate::net::fq::{Fq, FqConfig};
+use crate::net::ipg::IpgQdisc;
 use crate::net::queue::Fifo;
 use crate::net::routing::RouteTable;
 use crate::scenario;
@@ -77,7 +79,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     channel: ch,
                     rate_bps: nd.nic_rate.map_or(l.rate.bps, |r| r.bps),
                     ipg_bytes: nd.ipg_bytes.unwrap_or(12),
-                    qdisc: host_qdisc(nd),
+                    qdisc: host_qdisc(nd, nd.nic_rate.map_or(l.rate.bps, |r| r.bps), &index),
                     busy_until: SimTime::ZERO,
                     wake_at: None,
                     host: None,
@@ -108,6 +110,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
     let routes = RouteTable::build(&adj, &forwards);
 
     let mut w = World::new(SimTime::ZERO + duration, routes);
+    w.channel_monitor = vec![None; channels.len()];
     w.channels = channels;
     w.losses = losses;
     w.node_names = s.node.iter().map(|nd| nd.name.clone()).collect();
@@ -116,7 +119,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             let port = host_port[i].ok_or_else(|| bad(format!("host {} has no link", nd.name)))?;
             let h = w.hosts.len() as u32;
             port_specs[port as usize].host = Some(h);
-            w.hosts.push(Host { node: i as NodeId, port, stalled: Vec::new() });
+            let io = HostIo::new(nd.name.clone(), scenario::memory_model(nd));
+            w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new() });
             w.nodes.push(NodeRole::Host(h));
         } else {
             w.nodes.push(NodeRole::Forwarder);
@@ -209,15 +213,22 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         let (x, y) = (node_of(x)?, node_of(y)?);
         let port = *egress.get(&(x, y)).ok_or_else(|| bad(format!("monitor link {}", m.link)))?;
         let mi = w.monitors.len() as u32;
-        w.monitors.push(LinkMonitor::new(m.link.clone(), port, m.bin.span, s.flow.len(), m.capture_packets.unwrap_or(0)));
+        let ingress = m.point.as_deref() == Some("ingress");
+        w.monitors.push(LinkMonitor::new(m.link.clone(), port, m.bin.span, s.flow.len(), m.capture_packets.unwrap_or(0), ingress));
         w.ports[port as usize].monitor = Some(mi);
+        if ingress {
+            let ch = w.ports[port as usize].channel;
+            w.channel_monitor[ch as usize] = Some(mi);
+        }
     }
     Ok(w)
 }
 
-/// A host's qdisc (spec 06 §5.3): `pfifo` holding `txqueuelen` packets, or `fq`.
-fn host_qdisc(nd: &crate::scenario::model::NodeSpec) -> Box<dyn crate::net::queue::Qdisc> {
+/// A host's qdisc (spec 06 §5.3): `pfifo` holding `txqueuelen` packets, `fq`,
+/// or `ipg` (spec 01) for a NIC of `line_rate_bps`.
+fn host_qdisc(nd: &crate::scenario::model::NodeSpec, line_rate_bps: u64, index: &HashMap<&str, usize>) -> Box<dyn crate::net::queue::Qdisc> {
     match nd.qdisc.as_ref() {
+        Some(q) if q.kind == "ipg" => Box::new(IpgQdisc::new(scenario::ipg_config(q, nd, line_rate_bps, index))),
         Some(q) if q.kind == "fq" => {
             let mtu = nd.mtu.unwrap_or(1500) as u64;
             Box::new(Fq::new(FqConfig {

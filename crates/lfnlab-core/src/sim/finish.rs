@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::RunOutput;
-use super::world::{FlowEnds, World};
+use super::world::{host_written, FlowEnds, World};
+use crate::monitor::host_io::HostsColumns;
 use crate::error::Error;
 use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
 use crate::monitor::packet_capture::PacketsColumns;
 use crate::net::drop::DropCause;
-use crate::results::summary::{ConservationSummary, FlowSummary, QueueSummary, Summary};
+use crate::results::summary::{ConservationSummary, FlowSummary, HostSummary, QueueSummary, Summary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -25,6 +26,25 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     for tr in w.traces.iter_mut() {
         let (a, b) = (&w.sockets[tr.sender as usize], &w.sockets[tr.receiver as usize]);
         tr.finish(end, a, b, &mut cols);
+    }
+    let mut hosts_cols = HostsColumns::default();
+    let mut hosts = Vec::new();
+    for h in 0..w.hosts.len() {
+        let written = host_written(&w.sockets, &w.socket_host, h as u32);
+        let io = &mut w.hosts[h].io;
+        io.finish(end, written);
+        io.drain_into(end, &mut hosts_cols);
+        let t = io.total;
+        hosts.push(HostSummary {
+            name: io.name.clone(),
+            dma_real_bytes: t.dma_real_bytes,
+            dma_gap_bytes: t.dma_gap_bytes,
+            copy_bytes: t.copy_bytes,
+            frames: t.frames,
+            gap_frames: t.gap_frames,
+            gap_wire_bytes: t.gap_wire_bytes,
+            mem_app_bytes_per_s: io.model.m_app(&t, end.as_secs_f64().max(1e-12)),
+        });
     }
     let mut flows_cols = FlowsColumns::default();
     let mut queues_cols = QueuesColumns::default();
@@ -133,6 +153,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         event_hash: w.log.hash_hex(),
         flows,
         queues,
+        hosts,
         conservation: ConservationSummary {
             frames_emitted: b.emitted_frames,
             frames_delivered: b.delivered_frames,
@@ -153,6 +174,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         tcp: cols.into_table(),
         queues: queues_cols.into_table(),
         packets: packets_cols.into_table(),
+        hosts: hosts_cols.into_table(),
         scenario_toml: scenario::to_toml(s),
     })
 }

@@ -21,6 +21,8 @@ pub struct RunOutput {
     pub queues: Table,
     /// Captured frames (`[[monitor]] capture_packets`): `packets.parquet`.
     pub packets: Table,
+    /// Per host and second: DMA and memory-bandwidth counters (spec 01 §2.6): `hosts.parquet`.
+    pub hosts: Table,
     /// The scenario exactly as run, every default filled in.
     pub scenario_toml: String,
 }

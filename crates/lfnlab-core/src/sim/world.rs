@@ -9,10 +9,12 @@ use crate::engine::time::{SimTime, Span};
 use crate::host::tcp::config::Pacing;
 use crate::host::tcp::sender::SndLim;
 use crate::host::tcp::socket::TcpSocket;
+use crate::monitor::host_io::HostIo;
 use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
 use crate::net::channel::Channel;
 use crate::net::drop::DropCause;
+use crate::net::ipg::gap::frame_bytes;
 use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::packet::FlowId;
 use crate::net::queue::{Dequeue, FlowSnapshot, FlowView, NoFlows, Qdisc};
@@ -54,13 +56,20 @@ impl FlowView for SocketView<'_> {
             min_rtt_s: s.rtt.min_rtt.map_or(0.0, |x| x.as_secs_f64()),
             // Only flows paced by the qdisc expose their rate to it (spec 06 §5.3 `fq` pacing).
             pacing_rate_bytes_per_s: if s.pacing() == Pacing::QdiscRate { s.snd.pacing_rate } else { 0.0 },
+            latest_rtt_s: s.rtt.latest.map_or(0.0, |x| x.as_secs_f64()),
             in_flight_segments: s.snd.sb.pipe(),
             mss_bytes: s.snd.mss,
+            segment_l3_bytes: s.segment_l3_bytes(),
         })
     }
     fn line_rate_bps(&self) -> u64 {
         self.line_rate_bps
     }
+}
+
+/// Payload bytes the applications on host `h` have written into socket buffers.
+pub fn host_written(sockets: &[TcpSocket], socket_host: &[u32], h: u32) -> u64 {
+    sockets.iter().zip(socket_host).filter(|(_, sh)| **sh == h).map(|(s, _)| s.snd.app_written).sum()
 }
 
 /// Random loss on a link direction (applied to frames as they arrive).
@@ -82,6 +91,8 @@ pub enum NodeRole {
 pub struct Host {
     pub node: NodeId,
     pub port: u32,
+    /// DMA and memory-bandwidth accounting (spec 01 §2.6).
+    pub io: HostIo,
     /// Sockets waiting for IFQ room or TSQ budget.
     pub stalled: Vec<u32>,
 }
@@ -121,6 +132,8 @@ pub struct World {
     pub nodes: Vec<NodeRole>,
     pub node_names: Vec<String>,
     pub channels: Vec<Channel>,
+    /// Ingress monitor per channel (`[[monitor]] point = "ingress"`).
+    pub channel_monitor: Vec<Option<u32>>,
     pub losses: Vec<Option<Loss>>,
     pub ports: Vec<Port>,
     pub hosts: Vec<Host>,
@@ -157,6 +170,7 @@ impl World {
             nodes: Vec::new(),
             node_names: Vec::new(),
             channels: Vec::new(),
+            channel_monitor: Vec::new(),
             losses: Vec::new(),
             ports: Vec::new(),
             hosts: Vec::new(),
@@ -214,6 +228,11 @@ impl World {
                     self.books.dropped_bytes += pkt.l3_bytes as u64;
                     continue;
                 }
+            }
+            if let Some(m) = self.channel_monitor[c as usize] {
+                let m = &mut self.monitors[m as usize];
+                m.advance(now, self.ports[m.port as usize].qdisc.stats());
+                m.on_frame(now, &pkt);
             }
             self.deliver(to, pkt);
         }
@@ -283,6 +302,13 @@ impl World {
         if let Some(m) = p.monitor {
             self.monitors[m as usize].advance(now, p.qdisc.stats());
         }
+        if let Some(h) = p.host {
+            if self.hosts[h as usize].io.due(now) {
+                let written = host_written(&self.sockets, &self.socket_host, h);
+                self.hosts[h as usize].io.advance(now, written);
+            }
+        }
+        let p = &mut self.ports[port as usize];
         let polled = match p.host {
             Some(_) => p.qdisc.dequeue(now, &SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps }),
             None => p.qdisc.dequeue(now, &NoFlows(p.rate_bps)),
@@ -295,7 +321,10 @@ impl World {
                 let tx = Span::serialization(wire, p.rate_bps);
                 p.busy_until = now + tx;
                 if let Some(m) = p.monitor {
-                    self.monitors[m as usize].on_departure(now, &pkt);
+                    let m = &mut self.monitors[m as usize];
+                    if !m.ingress {
+                        m.on_frame(now, &pkt);
+                    }
                 }
                 let more = p.qdisc.len_packets() > 0;
                 let busy_until = p.busy_until;
@@ -310,7 +339,19 @@ impl World {
                     self.events.push(busy_until, Event::PortWake(port));
                 }
                 if let Some(h) = host {
+                    self.hosts[h as usize].io.on_real(pkt.l2_bytes());
                     self.on_host_dequeue(h, &pkt);
+                }
+            }
+            Dequeue::Gap { wire_bytes, frames } => {
+                // Gap frames hold the line and are absorbed by the next MAC
+                // (spec 01 §2.3): they never enter the channel, a queue or a monitor.
+                p.busy_until = now + Span::serialization(wire_bytes, p.rate_bps);
+                p.wake_at = Some(p.busy_until);
+                self.events.push(p.busy_until, Event::PortWake(port));
+                if let Some(h) = p.host {
+                    let ipg = p.ipg_bytes;
+                    self.hosts[h as usize].io.on_gap(frame_bytes(wire_bytes, frames, ipg), wire_bytes, frames);
                 }
             }
             Dequeue::WaitUntil(t) => {

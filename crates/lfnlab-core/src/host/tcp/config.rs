@@ -124,7 +124,7 @@ impl InitialWindow {
 
 named_enum!(
     /// Scenario `pacing.kind` (spec 06 §4.3, §5.3).
-    PacingKind { Off => "off", Internal => "internal", Fq => "fq" }
+    PacingKind { Off => "off", Internal => "internal", Fq => "fq", GapPackets => "gap_packets" }
 );
 named_enum!(
     /// Scenario `pacing.mode` with `kind = "fq"` (spec 06 §5.3): TCP stamps

@@ -100,6 +100,11 @@ impl TcpSocket {
         self.addr.mtu - self.addr.ip_header_bytes - 20
     }
 
+    /// IP length of a full-size data segment: headers, options (no SACK) and MSS.
+    pub fn segment_l3_bytes(&self) -> u32 {
+        self.addr.ip_header_bytes + 20 + self.options_bytes(0) + self.snd.mss
+    }
+
     fn options_bytes(&self, sack_blocks: u8) -> u32 {
         let ts = if self.ts_ok { 12 } else { 0 };
         let sack = if sack_blocks > 0 { 4 + 8 * sack_blocks as u32 } else { 0 };
