@@ -1,9 +1,9 @@
 //! `lfnlab bench`: how fast the engine simulates long fat networks.
 //!
 //! A benchmark, not a test: each named scenario is one bulk TCP transfer,
-//! sender —(access link, 10 × bottleneck rate, 0 delay)→ emulator —(bottleneck,
-//! RTT/2, drop-tail)→ receiver, socket buffers 4·BDP, TCP trace off and no
-//! monitors, so that the figures measure the engine and not the result writers.
+//! sender —(access link, 0 delay)→ emulator —(bottleneck, RTT/2, drop-tail)→
+//! receiver, TCP trace off and no monitors, so that the figures measure the
+//! engine and not the result writers.
 //! The unit of work is a data packet (`summary.data_packets`).
 
 use std::path::PathBuf;
@@ -30,24 +30,35 @@ pub struct BenchArgs {
     list: bool,
 }
 
-/// A named benchmark scenario: sender —(access link, 10 × C, 0 delay)→ emulator
-/// —(bottleneck C, RTT/2, 16 MiB drop-tail)→ receiver, one bulk flow, 60 s.
+/// A named benchmark scenario: sender —(access link, 0 delay)→ emulator
+/// —(bottleneck C, RTT/2, drop-tail)→ receiver, one bulk flow.
 pub struct BenchScenario {
     pub name: &'static str,
     pub about: &'static str,
+    /// Simulated duration.
+    pub duration: &'static str,
     /// Bottleneck rate C.
     pub rate: &'static str,
-    /// Access link rate, 10 × C.
+    /// Access link rate (10 × C, or the NIC of a chapter's host model).
     pub access_rate: &'static str,
+    /// Drop-tail limit of the bottleneck queue.
+    pub queue: &'static str,
     /// One-way delay of the bottleneck, RTT/2.
     pub one_way: &'static str,
     /// Socket buffers, 4 · BDP.
     pub bufs: &'static str,
     /// Congestion control.
     pub cc: &'static str,
-    /// Sender pacing (`kind` of spec 06 §5.3): `off`, or `fq` = EDT through the fq qdisc.
+    /// Sender pacing (`kind` of spec 06 §5.3): `off`, `fq` = EDT through the fq
+    /// qdisc, or `gap_packets` = the ipg qdisc of spec 01.
     pub pacing: &'static str,
+    /// TCP profile (spec 06 §2.1) and overrides as an inline TOML table.
+    pub profile: &'static str,
+    pub tcp: &'static str,
 }
+
+/// Fields shared by the 60 s engine scenarios.
+const ENGINE: (&str, &str, &str, &str) = ("60s", "16MiB", "linux-modern", "{}");
 
 impl BenchScenario {
     /// The scenario as TOML.
@@ -56,7 +67,7 @@ impl BenchScenario {
             r#"
 [sim]
 name = "bench-{name}"
-duration = "60s"
+duration = "{duration}"
 seed = 1
 
 [sim.trace]
@@ -85,7 +96,7 @@ from = "emu"
 to = "rcv"
 rate = "{rate}"
 delay = "{one_way}"
-queue = {{ kind = "droptail", limit = "16MiB" }}
+queue = {{ kind = "droptail", limit = "{queue}" }}
 
 [[flow]]
 name = "bulk"
@@ -93,11 +104,17 @@ kind = "tcp_bulk"
 from = "snd"
 to = "rcv"
 cc = "{cc}"
+profile = "{profile}"
+tcp = {tcp}
 pacing = {{ kind = "{pacing}" }}
 sndbuf = "{bufs}"
 rcvbuf = "{bufs}"
 "#,
             name = self.name,
+            duration = self.duration,
+            queue = self.queue,
+            profile = self.profile,
+            tcp = self.tcp,
             access = self.access_rate,
             rate = self.rate,
             one_way = self.one_way,
@@ -109,10 +126,14 @@ rcvbuf = "{bufs}"
 }
 
 /// The benchmark catalogue, in the order `lfnlab bench` runs it.
-pub const SCENARIOS: [BenchScenario; 4] = [
+pub const SCENARIOS: [BenchScenario; 5] = [
     // BDP = 25 MB, socket buffers 4·BDP = 100 MB.
     BenchScenario {
         name: "1g-200ms-16MiB",
+        duration: ENGINE.0,
+        queue: ENGINE.1,
+        profile: ENGINE.2,
+        tcp: ENGINE.3,
         about: "1 Gbit/s bottleneck, 200 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
         rate: "1Gbps",
         access_rate: "10Gbps",
@@ -124,6 +145,10 @@ pub const SCENARIOS: [BenchScenario; 4] = [
     // BDP = 625 MB, socket buffers 4·BDP = 2500 MB.
     BenchScenario {
         name: "10g-500ms-16MiB",
+        duration: ENGINE.0,
+        queue: ENGINE.1,
+        profile: ENGINE.2,
+        tcp: ENGINE.3,
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
         rate: "10Gbps",
         access_rate: "100Gbps",
@@ -134,6 +159,10 @@ pub const SCENARIOS: [BenchScenario; 4] = [
     },
     BenchScenario {
         name: "10g-500ms-cubic",
+        duration: ENGINE.0,
+        queue: ENGINE.1,
+        profile: ENGINE.2,
+        tcp: ENGINE.3,
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, CUBIC with HyStart, 60 s",
         rate: "10Gbps",
         access_rate: "100Gbps",
@@ -144,6 +173,10 @@ pub const SCENARIOS: [BenchScenario; 4] = [
     },
     BenchScenario {
         name: "10g-500ms-cubic-fq",
+        duration: ENGINE.0,
+        queue: ENGINE.1,
+        profile: ENGINE.2,
+        tcp: ENGINE.3,
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, CUBIC paced by fq/EDT (linux-modern), 60 s",
         rate: "10Gbps",
         access_rate: "100Gbps",
@@ -151,6 +184,21 @@ pub const SCENARIOS: [BenchScenario; 4] = [
         bufs: "2500MB",
         cc: "cubic",
         pacing: "fq",
+    },
+    // One cell of 01.E2 (spec 01 §3): the §2.7 host behind GbE, §2.8 path.
+    BenchScenario {
+        name: "01e2-gap-300s",
+        about: "01.E2 cell: GbE sender, 62.5 MB/s bottleneck, 200 ms RTT, 128 KiB drop-tail, Scalable paced by gap packets (ipg), linux-2.4, 300 s",
+        duration: "300s",
+        rate: "500Mbps",
+        access_rate: "1Gbps",
+        queue: "128KiB",
+        one_way: "100ms",
+        bufs: "32MiB",
+        cc: "scalable",
+        pacing: "gap_packets",
+        profile: "linux-2.4",
+        tcp: r#"{ iw = "2", send_stall_policy = "block" }"#,
     },
 ];
 
