@@ -827,3 +827,17 @@ fn gap_packet_keys() {
     let t = format!("{text}\n[[monitor]]\nlink = \"a->r\"\nbin = \"1ms\"\npoint = \"middle\"\n");
     assert_err(load(&t), "test.toml", "monitor[0].point", "\"egress\"");
 }
+
+#[test]
+fn reverse_rate_defaults_to_rate_and_sets_the_receivers_nic() {
+    let s = load(BASE).unwrap();
+    assert_eq!(s.link[1].reverse_rate, Some(s.link[1].rate));
+    let t = BASE.replacen("rate = \"100Mbps\"", "rate = \"100Mbps\"\nreverse_rate = \"1Gbps\"", 1);
+    let s = load(&t).unwrap();
+    assert_eq!(s.link[1].reverse_rate.unwrap().bps, 1_000_000_000);
+    // Host b sends on the reverse direction of link[1].
+    assert_eq!(s.node[2].nic_rate.unwrap().bps, 1_000_000_000);
+    assert_eq!(load(&to_toml(&s)).unwrap(), s);
+    let t = BASE.replacen("rate = \"100Mbps\"", "rate = \"100Mbps\"\nreverse_rate = \"fast\"", 1);
+    assert_err(load(&t), "test.toml", "link[1].reverse_rate", "expected a rate");
+}

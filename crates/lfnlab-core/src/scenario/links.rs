@@ -118,6 +118,7 @@ pub fn resolve_links(
             ));
         }
         graph.add_link(from, to, i);
+        l.reverse_rate.get_or_insert(l.rate);
         let droptail = |limit_packets| QueueSpec {
             kind: "droptail".into(),
             limit: None,

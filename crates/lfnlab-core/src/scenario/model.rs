@@ -183,8 +183,11 @@ pub struct MemorySpec {
 pub struct LinkSpec {
     pub from: String,
     pub to: String,
-    /// Rate of both directions.
+    /// Rate of the direction from → to (and of both unless `reverse_rate` is given).
     pub rate: Rate,
+    /// Rate of the direction to → from; default `rate` (spec 01 §2.8: the
+    /// emulator's reverse path runs at line rate while the forward one is shaped).
+    pub reverse_rate: Option<Rate>,
     /// One-way propagation delay of both directions.
     pub delay: TimeSpan,
     /// Egress queue of `from` toward `to`. Default: drop-tail, 1000 packets.

@@ -57,7 +57,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         let (a, b) = (node_of(&l.from)?, node_of(&l.to)?);
         for (dir, (x, y)) in [(a, b), (b, a)].into_iter().enumerate() {
             let ch = channels.len() as u32;
-            channels.push(Channel::new(x as NodeId, y as NodeId, l.rate.bps, l.delay.span));
+            let rate_bps = if dir == 0 { l.rate.bps } else { l.reverse_rate.unwrap_or(l.rate).bps };
+            channels.push(Channel::new(x as NodeId, y as NodeId, rate_bps, l.delay.span));
             let loss = if dir == 0 {
                 l.loss.as_ref().map(|ls| Loss {
                     p: ls.p,
@@ -77,9 +78,9 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                 Port {
                     node: x as NodeId,
                     channel: ch,
-                    rate_bps: nd.nic_rate.map_or(l.rate.bps, |r| r.bps),
+                    rate_bps: nd.nic_rate.map_or(rate_bps, |r| r.bps),
                     ipg_bytes: nd.ipg_bytes.unwrap_or(12),
-                    qdisc: host_qdisc(nd, nd.nic_rate.map_or(l.rate.bps, |r| r.bps), &index),
+                    qdisc: host_qdisc(nd, nd.nic_rate.map_or(rate_bps, |r| r.bps), &index),
                     busy_until: SimTime::ZERO,
                     wake_at: None,
                     host: None,
@@ -91,7 +92,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                 Port {
                     node: x as NodeId,
                     channel: ch,
-                    rate_bps: l.rate.bps,
+                    rate_bps,
                     ipg_bytes: ROUTER_IPG_BYTES,
                     qdisc: Box::new(fifo_for(q)),
                     busy_until: SimTime::ZERO,
