@@ -56,9 +56,10 @@ class Experiment:
 
 def catalogue() -> list[Experiment]:
     """Every catalogued experiment, in ID order."""
-    from .v06 import EXPERIMENTS
+    from .v01 import EXPERIMENTS as V01
+    from .v06 import EXPERIMENTS as V06
 
-    return sorted(EXPERIMENTS, key=lambda e: _id_key(e.id))
+    return sorted(V01 + V06, key=lambda e: _id_key(e.id))
 
 
 def _id_key(experiment_id: str) -> tuple[Any, ...]:
