@@ -47,7 +47,7 @@ bin = "{secs}s"
 fn e1_rate_follows_equation_two() {
     for gap in [0u64, 84, 1538, 4097, 12_288, 65_536] {
         let out = fixed_gap(gap, 1);
-        let h = &out.summary.hosts[0];
+        let h = &out.summary.hosts[0].io;
         // Packets started within the run: the line holds P + G per packet after the first.
         let frames = h.frames as f64;
         let theory_frames = 1.0 + ((1e9 / 8.0 - 1538.0) / (1538.0 + gap as f64)).floor();
@@ -117,7 +117,7 @@ point = "ingress"
 #[test]
 fn gap_frames_are_absorbed_and_unseen() {
     let out = paced_path();
-    let h = &out.summary.hosts[0];
+    let h = &out.summary.hosts[0].io;
     assert!(h.gap_frames > 0, "the flow was paced");
     let c = &out.summary.conservation;
     assert!(c.holds);

@@ -32,7 +32,7 @@ impl MemoryModel {
 }
 
 /// Counts of one host over an interval.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct IoCounters {
     /// L2 bytes of real frames fetched by DMA.
     pub dma_real_bytes: u64,

@@ -236,8 +236,7 @@ impl Qdisc for Fq {
     }
 
     fn count_drop(&mut self, cause: DropCause, bytes: u64) {
-        self.stats.drops.add(cause);
-        self.stats.bytes_dropped += bytes;
+        self.stats.on_drop(cause, bytes);
     }
 
     fn room_packets(&self, flow: FlowId, dir: u8) -> u64 {

@@ -80,6 +80,13 @@ impl QueueStats {
         self.max_bytes = self.max_bytes.max(self.bytes);
     }
 
+    /// A refused frame of `bytes` (L2) was dropped by the caller.
+    #[inline]
+    pub fn on_drop(&mut self, cause: DropCause, bytes: u64) {
+        self.drops.add(cause);
+        self.bytes_dropped += bytes;
+    }
+
     /// A frame of `bytes` (L2) left the queue.
     #[inline]
     pub fn on_dequeue(&mut self, bytes: u64) {
@@ -161,8 +168,7 @@ impl Qdisc for Fifo {
     }
 
     fn count_drop(&mut self, cause: DropCause, bytes: u64) {
-        self.stats.drops.add(cause);
-        self.stats.bytes_dropped += bytes;
+        self.stats.on_drop(cause, bytes);
     }
 
     fn room_packets(&self, _flow: FlowId, _dir: u8) -> u64 {

@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use crate::monitor::host_io::IoCounters;
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Summary {
     pub scenario: String,
@@ -50,16 +52,9 @@ pub struct QueueSummary {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct HostSummary {
     pub name: String,
-    /// L2 bytes of real frames the NIC fetched by DMA.
-    pub dma_real_bytes: u64,
-    /// L2 bytes of gap frames the NIC fetched by DMA.
-    pub dma_gap_bytes: u64,
-    /// Payload bytes the applications copied into socket buffers.
-    pub copy_bytes: u64,
-    pub frames: u64,
-    pub gap_frames: u64,
-    /// Line time of gap frames, wire bytes.
-    pub gap_wire_bytes: u64,
+    /// DMA, copy and frame counts over the run (spec 01 §2.6).
+    #[serde(flatten)]
+    pub io: IoCounters,
     /// Memory bandwidth left to an application, mean over the run, bytes/s.
     pub mem_app_bytes_per_s: f64,
 }

@@ -34,16 +34,10 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         let io = &mut w.hosts[h].io;
         io.finish(end, written);
         io.drain_into(end, &mut hosts_cols);
-        let t = io.total;
         hosts.push(HostSummary {
             name: io.name.clone(),
-            dma_real_bytes: t.dma_real_bytes,
-            dma_gap_bytes: t.dma_gap_bytes,
-            copy_bytes: t.copy_bytes,
-            frames: t.frames,
-            gap_frames: t.gap_frames,
-            gap_wire_bytes: t.gap_wire_bytes,
-            mem_app_bytes_per_s: io.model.m_app(&t, end.as_secs_f64().max(1e-12)),
+            io: io.total,
+            mem_app_bytes_per_s: io.model.m_app(&io.total, end.as_secs_f64().max(1e-12)),
         });
     }
     let mut flows_cols = FlowsColumns::default();

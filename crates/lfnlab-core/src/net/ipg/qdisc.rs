@@ -275,8 +275,7 @@ impl Qdisc for IpgQdisc {
     }
 
     fn count_drop(&mut self, cause: DropCause, bytes: u64) {
-        self.stats.drops.add(cause);
-        self.stats.bytes_dropped += bytes;
+        self.stats.on_drop(cause, bytes);
     }
 
     fn room_packets(&self, _flow: FlowId, _dir: u8) -> u64 {
