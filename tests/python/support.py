@@ -20,7 +20,15 @@ TCP_COLUMNS = (
 ).split()
 FLOWS_COLUMNS = ["monitor", "flow", "t", "bytes", "packets"]
 QUEUES_COLUMNS = ["queue", "t", "bytes", "packets", "max_bytes", "drops", "enqueued"]
-RESULT_FILES = ["summary.json", "flows.parquet", "tcp.parquet", "queues.parquet", "packets.parquet", "scenario.toml"]
+RESULT_FILES = [
+    "summary.json",
+    "flows.parquet",
+    "tcp.parquet",
+    "queues.parquet",
+    "packets.parquet",
+    "hosts.parquet",
+    "scenario.toml",
+]
 
 
 def lfnlab_command() -> list[str]:

@@ -32,7 +32,7 @@ def cli_result(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return out, p.stdout
 
 
-def test_run_writes_the_five_files(cli_result: tuple[Path, str]) -> None:
+def test_run_writes_every_result_file(cli_result: tuple[Path, str]) -> None:
     out, stdout = cli_result
     assert sorted(f.name for f in out.iterdir()) == sorted(RESULT_FILES)
     assert "bulk" in stdout and "Mbit/s" in stdout and str(out) in stdout

@@ -1,6 +1,6 @@
 //! Writing a run's result directory (spec 00 §2.4).
 //!
-//! The five files are written into a hidden sibling directory and renamed into
+//! The files are written into a hidden sibling directory and renamed into
 //! place only when all of them are complete, so a directory named like a result
 //! is never a partial one. The bytes depend only on the `RunOutput`: no
 //! timestamps, fixed Parquet writer settings (V6 determinism, spec 06 §7).

@@ -516,14 +516,17 @@ impl World {
         let port = self.hosts[h as usize].port;
         let p = &mut self.ports[port as usize];
         let l3 = pkt.l3_bytes as u64;
+        // The datagram was emitted either way; a full IFQ drops it (counted).
+        self.books.emitted_frames += 1;
+        self.books.emitted_bytes += l3;
+        self.books.data_packets += 1;
         if p.qdisc.enqueue(self.now, pkt).is_ok() {
-            self.books.emitted_frames += 1;
-            self.books.emitted_bytes += l3;
             self.books.queued_frames += 1;
             self.books.queued_bytes += l3;
-            self.books.data_packets += 1;
         } else {
             p.qdisc.count_drop(DropCause::IfqFull, pkt.l2_bytes());
+            self.books.dropped_frames += 1;
+            self.books.dropped_bytes += l3;
         }
         self.kick_port(port);
         if let Some(t) = next {

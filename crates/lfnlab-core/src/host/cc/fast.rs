@@ -8,7 +8,9 @@
 //! queued: w·(1 − baseRTT/avgRTT) = α.
 //!
 //! The core does slow start until a round end finds the backlog
-//! w·(1 − baseRTT/avgRTT) ≥ α, which sets ssthresh ← w. ssthresh hook:
+//! w·(1 − baseRTT/avgRTT) ≥ α, which sets ssthresh ← w; from then on every
+//! update keeps ssthresh ≤ w − 1, so the core never slow-starts between two
+//! updates (a decrease would otherwise be undone at +1 per ACK). ssthresh hook:
 //! max(w/2, 2). Updates run only in Open (and Disorder), so they pause in
 //! Recovery, Loss and CWR and resume on return to Open.
 
@@ -104,6 +106,10 @@ impl CongestionControl for Fast {
         if next < w.cwnd || limited {
             w.cwnd = next;
         }
+        // Out of slow start FAST alone sets the window: keep ssthresh below it so
+        // that a decrease does not hand the flow back to the core's slow start
+        // (as Linux Vegas: ssthresh ← min(ssthresh, cwnd − 1)).
+        w.ssthresh = w.ssthresh.min(w.cwnd - 1.0);
     }
 
     fn trace_names(&self) -> &'static [&'static str] {
@@ -191,6 +197,22 @@ mod tests {
         let mut out = [0.0; 2];
         f.trace_values(&mut out);
         assert_eq!(out, [0.1, 0.125]);
+    }
+
+    #[test]
+    fn a_decrease_stays_out_of_slow_start() {
+        // Slow start ended at w = ssthresh = 1000; the next round sees avgRTT 200 ms:
+        // 0.5·1000 + 0.5·(500 + 200) = 850 < ssthresh. The window must stay FAST's.
+        let mut f = fast();
+        let mut w = Window { cwnd: 1000.0, ssthresh: 1000.0 };
+        f.on_ack(&ctx(), &mut w, &AckSample::example(1, 1448));
+        f.on_round_end(&ctx(), &mut w, &round(200));
+        assert!((w.cwnd - 850.0).abs() < 1e-9);
+        assert!(w.ssthresh < w.cwnd, "ssthresh {} ≥ cwnd {}: the core would slow-start", w.ssthresh, w.cwnd);
+        // The following round updates again (not the slow-start branch): avgRTT 100 → growth.
+        f.on_ack(&ctx(), &mut w, &AckSample::example(1, 1448));
+        f.on_round_end(&ctx(), &mut w, &round(100));
+        assert!((w.cwnd - (0.5 * 850.0 + 0.5 * (850.0 + 200.0))).abs() < 1e-9);
     }
 
     #[test]

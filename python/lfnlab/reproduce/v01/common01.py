@@ -1,0 +1,162 @@
+"""Shared pieces of 01.E2–01.E4: the pacing cases, the analytic bounds of spec 01 §2.1–2.3,
+values read from a run's summary, and the ``expectations`` table of spec 01 §4.
+
+Everything here is pure (no run): the formulas are unit-tested on their own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..path01 import BOTTLENECK, FLOW, FRAME_BYTES, MSS_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
+
+__all__ = [
+    "Pacing",
+    "PACINGS",
+    "VARIANT_NAMES",
+    "MB",
+    "NIC_FRAME_BYTES_PER_S",
+    "WIRE_OVERHEAD_BYTES",
+    "goodput_bound",
+    "frame_rate_bound",
+    "target_rate",
+    "mean_target_rate",
+    "window_cap_bytes",
+    "window_scale_shift",
+    "advertised_window",
+    "queue_entry",
+    "host_entry",
+    "flow_entry",
+    "expectation",
+    "expectations_table",
+    "verdict",
+]
+
+#: MB/s are decimal (spec 01 §2.1): 10^6 bytes/s.
+MB = 1e6
+#: Preamble/SFD 8 B + hardware IPG 12 B: wire(f) = frame_len + 20 (spec 01 §2.1).
+WIRE_OVERHEAD_BYTES = 20
+#: Largest window a 16-bit field carries before scaling (RFC 7323 §2.2; spec 06 §2.3 rule 3).
+WINDOW_FIELD_MAX = 65535
+#: Largest window-scale shift (RFC 7323 §2.3).
+WINDOW_SCALE_MAX = 14
+
+VARIANT_NAMES = {"scalable": "Scalable TCP", "fast": "FAST TCP"}
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """One pacing case of E2/E3: the flow's ``pacing`` kind, a short run-label part,
+    the paper's column letter and a caption."""
+
+    kind: str
+    short: str
+    column: str
+    caption: str
+
+
+#: (a) and (b) are the paper's columns (spec 01 §3 E2); (c) fq/EDT is the modern Linux
+#: baseline the issue adds beside them.
+PACINGS = (
+    Pacing("off", "off", "a_without_pacing", "(a) without pacing"),
+    Pacing("gap_packets", "gap", "b_with_pacing", "(b) with gap pacing"),
+    Pacing("fq", "fq", "c_fq_edt", "(c) fq/EDT pacing"),
+)
+
+
+def goodput_bound(c_bytes_per_s: float) -> float:
+    """Largest goodput through a shaper of C wire bytes/s: C·1448/1538 (full-size segments,
+    spec 01 §2.1, §2.8 shaper accounting). 58.84 MB/s at C = 62.5 MB/s."""
+    return c_bytes_per_s * MSS_BYTES / WIRE_BYTES
+
+
+def frame_rate_bound(wire_bytes_per_s: float) -> float:
+    """Frame bytes/s of full-size frames on a line of this wire rate: ·1518/1538 (what monitor
+    M counts at that rate, spec 01 §2.8 monitor bytes)."""
+    return wire_bytes_per_s * FRAME_BYTES / WIRE_BYTES
+
+
+def target_rate(cwnd_segments: Any, srtt_s: Any, packet_size: float = WIRE_BYTES) -> Any:
+    """Equation (1) of spec 01 §2.2: cwnd·packet_size/RTT, wire bytes/s (arrays allowed)."""
+    return np.asarray(cwnd_segments, dtype=float) * packet_size / np.asarray(srtt_s, dtype=float)
+
+
+def mean_target_rate(tcp: pd.DataFrame, flow: str = FLOW) -> float:
+    """Mean over the trace bins of equation (1) evaluated with each bin's end-of-bin cwnd and
+    srtt (bins before the first RTT sample are skipped), wire bytes/s; NaN without a sample."""
+    rows = tcp[tcp["flow"] == flow]
+    srtt = rows["srtt"].to_numpy(dtype=float)
+    cwnd = rows["cwnd"].to_numpy(dtype=float)
+    ok = np.isfinite(srtt) & (srtt > 0) & np.isfinite(cwnd)
+    if not ok.any():
+        return math.nan
+    return float(np.mean(target_rate(cwnd[ok], srtt[ok])))
+
+
+def window_cap_bytes(rate_bytes_per_s: float, rtt_s: float) -> float:
+    """Spec 01 §3 E4 case 2: the window whose payload rate equals that of a flow paced at
+    ``rate`` wire bytes/s: rate·(1448/1538)·RTT (≈ 11,768,530 B at 62.5 MB/s, 200 ms)."""
+    return rate_bytes_per_s * MSS_BYTES / WIRE_BYTES * rtt_s
+
+
+def window_scale_shift(window_bytes: float) -> int:
+    """s_w = smallest value in 0…14 with 65535·2^s_w ≥ the window (spec 06 §2.3 rule 3)."""
+    for s in range(WINDOW_SCALE_MAX + 1):
+        if WINDOW_FIELD_MAX * 2**s >= window_bytes:
+            return s
+    return WINDOW_SCALE_MAX
+
+
+def advertised_window(buffer_bytes: float, phi: float = 1.0) -> int:
+    """The largest window an empty receive buffer offers: ⌊φ·B/2^s⌋·2^s (spec 06 §2.3 rule 2;
+    φ = 1 under ``rwnd_policy = full_buffer``). 11,768,320 B for B = 11,768,531 B (s = 8)."""
+    s = window_scale_shift(phi * buffer_bytes)
+    return int(math.floor(phi * buffer_bytes / 2**s)) * 2**s
+
+
+def _entry(entries: Sequence[Mapping[str, Any]], name: str, what: str) -> Mapping[str, Any]:
+    for e in entries:
+        if e.get("name") == name:
+            return e
+    raise KeyError(f"summary has no {what} {name!r}")
+
+
+def queue_entry(summary: Mapping[str, Any], name: str = BOTTLENECK) -> Mapping[str, Any]:
+    """The summary's entry of one queue (default: the emulator's TailDrop FIFO)."""
+    return _entry(summary["queues"], name, "queue")
+
+
+def host_entry(summary: Mapping[str, Any], name: str = "snd") -> Mapping[str, Any]:
+    """The summary's DMA/memory counters of one host (spec 01 §2.6), totalled over the run."""
+    return _entry(summary["hosts"], name, "host")
+
+
+def flow_entry(summary: Mapping[str, Any], name: str = FLOW) -> Mapping[str, Any]:
+    return _entry(summary["flows"], name, "flow")
+
+
+def verdict(ok: bool | None) -> str:
+    """``yes``/``no`` (``partly`` when ``None``)."""
+    return "partly" if ok is None else ("yes" if ok else "no")
+
+
+def expectation(text: str, observed: str, agrees: str, notes: str = "") -> dict[str, str]:
+    """One row of the ``expectations`` table: the spec 01 §4 sentence (shortened), what was
+    measured, ``yes``/``no``/``partly``, and how ``agrees`` was read from the numbers."""
+    if agrees not in ("yes", "no", "partly"):
+        raise ValueError(f"agrees must be yes, no or partly, got {agrees!r}")
+    return {"expectation": text, "observed": observed, "agrees": agrees, "notes": notes}
+
+
+def expectations_table(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
+    return pd.DataFrame(list(rows), columns=["expectation", "observed", "agrees", "notes"])
+
+
+#: The NIC line rate in frame bytes of full-size frames, as monitor M sees it (≈ 123.4 MB/s).
+NIC_FRAME_BYTES_PER_S = frame_rate_bound(NIC_BYTES_PER_S)
