@@ -841,3 +841,17 @@ fn reverse_rate_defaults_to_rate_and_sets_the_receivers_nic() {
     let t = BASE.replacen("rate = \"100Mbps\"", "rate = \"100Mbps\"\nreverse_rate = \"fast\"", 1);
     assert_err(load(&t), "test.toml", "link[1].reverse_rate", "expected a rate");
 }
+
+#[test]
+fn every_example_loads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            load_file(&p, &[]).unwrap_or_else(|err| panic!("{}: {err}", p.display()));
+            n += 1;
+        }
+    }
+    assert!(n >= 2, "examples found: {n}");
+}
