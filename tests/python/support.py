@@ -60,3 +60,8 @@ def write_variant(tmp: Path, name: str, old: str, new: str) -> Path:
     p = tmp / name
     p.write_text(text.replace(old, new, 1), encoding="utf-8")
     return p
+
+
+def run_quick_forms(ids: list[str], work: Path) -> dict[str, tuple[Path, subprocess.CompletedProcess[str]]]:
+    """``lfnlab reproduce ID --quick --out work/ID`` for each ID: ID → (output directory, process)."""
+    return {i: (work / i, run_cli("reproduce", i, "--quick", "--out", work / i)) for i in ids}

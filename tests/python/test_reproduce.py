@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support import run_cli
+from support import run_cli, run_quick_forms
 
 IDS = [f"06.V{i}" for i in range(1, 9)]
 #: Experiments whose chapter names a figure (the brief: cwnd/goodput, slow start, sawtooth).
@@ -24,11 +24,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def quick_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, subprocess.CompletedProcess[str]]]:
     """Each experiment's quick form, run once: ID → (output directory, completed process)."""
     work = tmp_path_factory.mktemp("reproduce")
-    out = {}
-    for experiment_id in IDS:
-        d = work / experiment_id
-        out[experiment_id] = (d, run_cli("reproduce", experiment_id, "--quick", "--out", d))
-    return out
+    return run_quick_forms(IDS, work)
 
 
 #: Every catalogued experiment, in --list order (chapter 01 first).

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from lfnlab.reproduce.v01 import e1_gap_sweep as e1
 from lfnlab.reproduce.v01 import v1_classes as v1
-from support import run_cli
+from support import run_cli, run_quick_forms
 
 IDS = ["01.E1", "01.V1"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -28,11 +28,7 @@ FIG6_COLUMNS = ["gap_bytes", "theory_MBps", "measured_MBps", "rel_error"]
 def quick_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, subprocess.CompletedProcess[str]]]:
     """Each experiment's quick form, run once: ID → (output directory, completed process)."""
     work = tmp_path_factory.mktemp("reproduce01")
-    out = {}
-    for experiment_id in IDS:
-        d = work / experiment_id
-        out[experiment_id] = (d, run_cli("reproduce", experiment_id, "--quick", "--out", d))
-    return out
+    return run_quick_forms(IDS, work)
 
 
 def _checks(d: Path) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from lfnlab.reproduce.v01 import common01, e2_bandwidth, e3_traces, e4_memory
-from support import run_cli
+from support import run_cli, run_quick_forms
 
 IDS = ["01.E2", "01.E3", "01.E4"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -41,11 +41,7 @@ FILES = {
 def quick_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, subprocess.CompletedProcess[str]]]:
     """Each experiment's quick form, run once: ID → (output directory, completed process)."""
     work = tmp_path_factory.mktemp("reproduce01")
-    out = {}
-    for experiment_id in IDS:
-        d = work / experiment_id
-        out[experiment_id] = (d, run_cli("reproduce", experiment_id, "--quick", "--out", d))
-    return out
+    return run_quick_forms(IDS, work)
 
 
 def test_listed_in_the_catalogue() -> None:
