@@ -7,6 +7,8 @@ Use the public API in :mod:`lfnlab` instead. Errors are raised as the classes of
 import os
 
 __version__: str
+#: The files of a result directory, in the order they are written.
+RESULT_FILES: list[str]
 
 def load_scenario_file(path: str | os.PathLike[str], sets: list[str] = ...) -> str:
     """Load a scenario file, apply ``KEY=VALUE`` overrides, return the resolved TOML.
@@ -27,8 +29,8 @@ def run_scenario(
 ) -> tuple[str, dict[str, bytes]]:
     """Run a resolved scenario with the GIL released.
 
-    Returns the summary as JSON text and the tables ``flows``, ``tcp`` and ``queues``
-    as Arrow IPC stream bytes. Writes the result directory when ``out_dir`` is given.
+    Returns the summary as JSON text and every table of ``RESULT_FILES`` (``flows``,
+    ``tcp``, ``queues``, ``packets``, ``hosts``) as Arrow IPC stream bytes. Writes the result directory when ``out_dir`` is given.
     Raises InvalidInputError, SimulationError or OutputError.
     """
 

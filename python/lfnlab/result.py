@@ -11,7 +11,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from . import _native
 from .errors import OutputError
@@ -22,18 +22,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Result", "run", "load_result", "TABLES", "RESULT_FILES"]
 
+#: The files of a result directory, in the order they are written (from the core).
+RESULT_FILES = tuple(_native.RESULT_FILES)
 #: The tables of a run, in the order of the result directory.
-TABLES = ("flows", "tcp", "queues", "packets", "hosts")
-#: The files of a result directory.
-RESULT_FILES = (
-    "summary.json",
-    "flows.parquet",
-    "tcp.parquet",
-    "queues.parquet",
-    "packets.parquet",
-    "hosts.parquet",
-    "scenario.toml",
-)
+TABLES = tuple(f.removesuffix(".parquet") for f in RESULT_FILES if f.endswith(".parquet"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,11 +99,7 @@ def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str]
     )
     return Result(
         summary=json.loads(summary_json),
-        flows=_frame_from_ipc(tables["flows"]),
-        tcp=_frame_from_ipc(tables["tcp"]),
-        queues=_frame_from_ipc(tables["queues"]),
-        packets=_frame_from_ipc(tables["packets"]),
-        hosts=_frame_from_ipc(tables["hosts"]),
+        **{name: _frame_from_ipc(tables[name]) for name in TABLES},
         scenario_toml=scenario.to_toml(),
         out_dir=out_dir,
     )
@@ -128,11 +116,7 @@ def load_result(directory: str | os.PathLike[str]) -> Result:
         raise OutputError(f"{d}: not an lfnlab result directory (missing {', '.join(missing)})")
     return Result(
         summary=json.loads((d / "summary.json").read_text(encoding="utf-8")),
-        flows=_frame_from_parquet(d / "flows.parquet"),
-        tcp=_frame_from_parquet(d / "tcp.parquet"),
-        queues=_frame_from_parquet(d / "queues.parquet"),
-        packets=_frame_from_parquet(d / "packets.parquet"),
-        hosts=_frame_from_parquet(d / "hosts.parquet"),
+        **{name: _frame_from_parquet(d / f"{name}.parquet") for name in TABLES},
         scenario_toml=(d / "scenario.toml").read_text(encoding="utf-8"),
         out_dir=d,
     )

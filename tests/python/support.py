@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+# The files of a result directory, as the core declares them (the writer and
+# load_result use the same list).
+from lfnlab.result import RESULT_FILES
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -20,15 +26,6 @@ TCP_COLUMNS = (
 ).split()
 FLOWS_COLUMNS = ["monitor", "flow", "t", "bytes", "packets"]
 QUEUES_COLUMNS = ["queue", "t", "bytes", "packets", "max_bytes", "drops", "enqueued"]
-RESULT_FILES = [
-    "summary.json",
-    "flows.parquet",
-    "tcp.parquet",
-    "queues.parquet",
-    "packets.parquet",
-    "hosts.parquet",
-    "scenario.toml",
-]
 
 
 def lfnlab_command() -> list[str]:
@@ -60,6 +57,19 @@ def write_variant(tmp: Path, name: str, old: str, new: str) -> Path:
     p = tmp / name
     p.write_text(text.replace(old, new, 1), encoding="utf-8")
     return p
+
+
+def passed_checks(experiment_id: str, d: Path, p: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """Asserts that a quick form exited 0 and that every check in its ``checks.json`` passed
+    with a measured value and a criterion; returns ``checks.json``."""
+    assert p.returncode == 0, p.stdout + p.stderr
+    checks: dict[str, Any] = json.loads((d / "checks.json").read_text(encoding="utf-8"))
+    assert checks["experiment"] == experiment_id and checks["form"] == "quick"
+    assert checks["checks"] and checks["passed"] is True
+    for c in checks["checks"]:
+        assert c["passed"] is True, c
+        assert c["measured"] is not None and c["criterion"], c
+    return checks
 
 
 def run_quick_forms(ids: list[str], work: Path) -> dict[str, tuple[Path, subprocess.CompletedProcess[str]]]:

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from lfnlab.reproduce.v01 import e1_gap_sweep as e1
 from lfnlab.reproduce.v01 import v1_classes as v1
-from support import run_cli, run_quick_forms
+from support import passed_checks, run_cli, run_quick_forms
 
 IDS = ["01.E1", "01.V1"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -61,12 +61,7 @@ def test_quick_form_passes(
     experiment_id: str, quick_outputs: dict[str, tuple[Path, subprocess.CompletedProcess[str]]]
 ) -> None:
     d, p = quick_outputs[experiment_id]
-    assert p.returncode == 0, p.stdout + p.stderr
-    checks = _checks(d)
-    assert checks["experiment"] == experiment_id and checks["form"] == "quick"
-    assert checks["checks"] and checks["passed"] is True
-    for c in checks["checks"]:
-        assert c["passed"] is True, c
+    checks = passed_checks(experiment_id, d, p)
     report = (d / "report.md").read_text(encoding="utf-8")
     assert report.startswith(f"# {experiment_id}: ")
     for png in d.glob("*.png"):

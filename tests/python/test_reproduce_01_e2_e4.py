@@ -5,7 +5,6 @@ it wrote. The helper tests need no engine."""
 
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 from pathlib import Path
@@ -15,7 +14,7 @@ import pandas as pd
 import pytest
 
 from lfnlab.reproduce.v01 import common01, e2_bandwidth, e3_traces, e4_memory
-from support import run_cli, run_quick_forms
+from support import passed_checks, run_cli, run_quick_forms
 
 IDS = ["01.E2", "01.E3", "01.E4"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -58,13 +57,7 @@ def test_quick_form_passes_and_writes_its_files(
     experiment_id: str, quick_outputs: dict[str, tuple[Path, subprocess.CompletedProcess[str]]]
 ) -> None:
     d, p = quick_outputs[experiment_id]
-    assert p.returncode == 0, p.stdout + p.stderr
-    checks = json.loads((d / "checks.json").read_text(encoding="utf-8"))
-    assert checks["experiment"] == experiment_id and checks["form"] == "quick"
-    assert checks["checks"] and checks["passed"] is True
-    for c in checks["checks"]:
-        assert c["passed"] is True, c
-        assert c["measured"] is not None and c["criterion"], c
+    checks = passed_checks(experiment_id, d, p)
     for name in FILES[experiment_id]:
         assert (d / name).is_file(), name
         if name.endswith(".png"):

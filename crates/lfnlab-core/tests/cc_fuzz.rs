@@ -16,6 +16,7 @@
 
 use lfnlab_core::engine::time::{SimTime, Span};
 use lfnlab_core::host::cc::reno::Basis;
+use lfnlab_core::host::tcp::sender::slow_start;
 use lfnlab_core::host::cc::{
     ALGORITHMS, AckSample, CaState, CcContext, CcEvent, CcParams, CongestionControl, CreateCtx, RateSample, RoundStats, SsthreshReason, Window, resolve_params,
 };
@@ -292,14 +293,7 @@ impl Socket {
                     // Slow start, then the rest as CA credit (spec 06 §2.4).
                     let mut credit = (a.acked as f64).min(self.p.l) * a.credit_frac;
                     if self.in_slow_start() {
-                        if self.p.l.is_infinite() {
-                            let used = credit.min((self.w.ssthresh - self.w.cwnd).max(0.0));
-                            self.w.cwnd += used;
-                            credit -= used;
-                        } else {
-                            self.w.cwnd += credit;
-                            credit = 0.0;
-                        }
+                        credit = slow_start(&mut self.w, credit, self.p.l);
                     }
                     if credit > 0.0 && self.state != CaState::Loss {
                         sample.credit = credit;

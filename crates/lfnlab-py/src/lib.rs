@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use lfnlab_cli::guard;
 use lfnlab_core::Error;
 use lfnlab_core::results::arrow::to_ipc_stream;
-use lfnlab_core::results::write::{summary_json, write_dir};
+use lfnlab_core::results::write::{summary_json, write_dir, RESULT_FILES};
 use lfnlab_core::scenario;
 use lfnlab_core::sim::{self, RunOutput};
 use pyo3::prelude::*;
@@ -115,5 +115,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("RESULT_FILES", RESULT_FILES.to_vec())?;
     Ok(())
 }

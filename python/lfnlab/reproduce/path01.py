@@ -17,6 +17,8 @@ from typing import Any, Optional
 
 from ..scenario import Scenario
 from . import quantities as q
+from .measure import WIRE_OVERHEAD_BYTES
+from .path06 import MSS_BYTES, WIRE_BYTES
 
 __all__ = [
     "BOTTLENECK",
@@ -38,10 +40,9 @@ MONITOR_M = "snd->wan"
 FLOW = "f"
 #: GbE NIC line rate in wire bytes per second (spec 01 §2.1 max_rate).
 NIC_BYTES_PER_S = 125e6
-#: Full-size data segment: IP 1500 B, frame 1518 B, wire 1538 B, payload 1448 B (spec 01 §2.1).
-WIRE_BYTES = 1538
-FRAME_BYTES = 1518
-MSS_BYTES = 1448
+#: Full-size data segment: IP 1500 B, frame 1518 B, wire 1538 B, payload 1448 B (spec 01 §2.1,
+#: the framing of spec 06 §1.2 that path06 already names).
+FRAME_BYTES = WIRE_BYTES - WIRE_OVERHEAD_BYTES
 #: spec 01 §2.7: Linux 2.4-like host; the profile gives initial cwnd 2, RTO min 200 ms,
 #: delayed ACK every 2nd segment or 40 ms; the paper's WAD_IFQ setting is `block`.
 HOST_TCP: dict[str, Any] = {"iw": "2", "send_stall_policy": "block", "sack": True, "timestamps": True}

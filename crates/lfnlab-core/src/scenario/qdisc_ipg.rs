@@ -15,6 +15,11 @@ const GAP_PKT_MAX: u64 = 4096;
 const GAP_TOTAL_MAX: u64 = 65_536;
 /// CHOICE (spec 01 §2.3): a 64-byte minimum frame plus preamble/SFD and IPG.
 const GAP_PKT_MIN: u64 = 84;
+/// Defaults of the sensitivity switches (spec 01 §5 points 1–3) and of a class's rate source.
+const SIZE_BASIS: &str = "wire";
+const RTT_ESTIMATOR: &str = "srtt";
+const SMALL_GAP_POLICY: &str = "carry";
+const RATE_SOURCE: &str = "tcp_estimate";
 
 /// The keys only `kind = "ipg"` takes, and whether `q` sets each.
 pub fn ipg_keys(q: &QdiscSpec) -> [(&'static str, bool); 10] {
@@ -43,7 +48,7 @@ fn check_rate(source: &str, rate: Option<Rate>, at: &str, ctx: &Ctx) -> Result<(
     match (src, rate) {
         (RateSource::TcpEstimate, Some(_)) => Err(ctx.err(format!("{at}.rate"), "`rate` applies only to rate_source \"fixed\" or \"min\"")),
         (RateSource::Fixed | RateSource::Min, None) => Err(ctx.err(format!("{at}.rate"), format!("rate_source \"{source}\" needs a rate, e.g. rate = \"62.5MB/s\""))),
-        (_, Some(r)) if r.bps == 0 => Err(ctx.err(format!("{at}.rate"), "expected a rate greater than zero")),
+        // A parsed rate is never zero (spec 00 §2.1).
         _ => Ok(()),
     }
 }
@@ -69,10 +74,10 @@ pub fn resolve_ipg(q: &mut QdiscSpec, ni: usize, nodes: &[NodeSpec], ctx: &Ctx) 
     if total < min {
         return Err(ctx.err(at("gap_total_max"), format!("expected at least gap_pkt_min ({min} B), got {total} B")));
     }
-    parse::<SizeBasis>(q.size_basis.get_or_insert_with(|| "wire".into()), at("size_basis"), ctx)?;
-    parse::<RttEstimator>(q.rtt_estimator.get_or_insert_with(|| "srtt".into()), at("rtt_estimator"), ctx)?;
-    parse::<SmallGapPolicy>(q.small_gap_policy.get_or_insert_with(|| "carry".into()), at("small_gap_policy"), ctx)?;
-    let source = q.rate_source.get_or_insert_with(|| "tcp_estimate".into()).clone();
+    parse::<SizeBasis>(q.size_basis.get_or_insert_with(|| SIZE_BASIS.into()), at("size_basis"), ctx)?;
+    parse::<RttEstimator>(q.rtt_estimator.get_or_insert_with(|| RTT_ESTIMATOR.into()), at("rtt_estimator"), ctx)?;
+    parse::<SmallGapPolicy>(q.small_gap_policy.get_or_insert_with(|| SMALL_GAP_POLICY.into()), at("small_gap_policy"), ctx)?;
+    let source = q.rate_source.get_or_insert_with(|| RATE_SOURCE.into()).clone();
     check_rate(&source, q.rate, &format!("node[{ni}].qdisc"), ctx)?;
     let classes = q.classes.get_or_insert_with(Vec::new);
     let mut ids = HashMap::new();
@@ -85,7 +90,7 @@ pub fn resolve_ipg(q: &mut QdiscSpec, ni: usize, nodes: &[NodeSpec], ctx: &Ctx) 
         if let Some(prev) = ids.insert(c.id, ci) {
             return Err(ctx.err(format!("{cat}.id"), format!("class id {} is already used by classes[{prev}]", c.id)));
         }
-        let source = c.rate_source.get_or_insert_with(|| "tcp_estimate".into()).clone();
+        let source = c.rate_source.get_or_insert_with(|| RATE_SOURCE.into()).clone();
         check_rate(&source, c.rate, &cat, ctx)?;
         if c.dst.is_empty() {
             return Err(ctx.err(format!("{cat}.dst"), "expected at least one destination host"));
@@ -109,7 +114,7 @@ fn class(id: u32, dst: Vec<NodeId>, source: &Option<String>, rate: Option<Rate>)
     IpgClass {
         id,
         dst,
-        rate_source: source.as_deref().unwrap_or("tcp_estimate").parse().expect("resolved"),
+        rate_source: source.as_deref().unwrap_or(RATE_SOURCE).parse().expect("resolved"),
         rate_bytes_per_s: rate.map(|r| r.bps as f64 / 8.0),
     }
 }
@@ -131,9 +136,9 @@ pub fn ipg_config(q: &QdiscSpec, n: &NodeSpec, line_rate_bps: u64, node_index: &
         gap_total_max_bytes: q.gap_total_max.map_or(GAP_TOTAL_MAX, |b| b.bytes()),
         gap_pkt_min_bytes: q.gap_pkt_min.map_or(GAP_PKT_MIN, |b| b.bytes()),
         fixed_gap_bytes: q.fixed_gap.map(|b| b.bytes()),
-        size_basis: get(&q.size_basis, "wire").parse().expect("resolved"),
-        rtt_estimator: get(&q.rtt_estimator, "srtt").parse().expect("resolved"),
-        small_gap_policy: get(&q.small_gap_policy, "carry").parse().expect("resolved"),
+        size_basis: get(&q.size_basis, SIZE_BASIS).parse().expect("resolved"),
+        rtt_estimator: get(&q.rtt_estimator, RTT_ESTIMATOR).parse().expect("resolved"),
+        small_gap_policy: get(&q.small_gap_policy, SMALL_GAP_POLICY).parse().expect("resolved"),
         classes,
     }
 }

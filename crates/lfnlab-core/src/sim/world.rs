@@ -124,6 +124,24 @@ pub struct Books {
     pub data_packets: u64,
 }
 
+impl Books {
+    /// A host handed a frame of `l3` bytes to its qdisc, which `accepted` it or
+    /// refused it (a drop at the sender).
+    #[inline]
+    fn on_host_emit(&mut self, l3: u64, data: bool, accepted: bool) {
+        self.emitted_frames += 1;
+        self.emitted_bytes += l3;
+        self.data_packets += u64::from(data);
+        if accepted {
+            self.queued_frames += 1;
+            self.queued_bytes += l3;
+        } else {
+            self.dropped_frames += 1;
+            self.dropped_bytes += l3;
+        }
+    }
+}
+
 pub struct World {
     pub now: SimTime,
     pub end: SimTime,
@@ -441,28 +459,14 @@ impl World {
             let l3 = pkt.l3_bytes as u64;
             let data = pkt.is_data();
             let accepted = p.qdisc.enqueue(self.now, pkt).is_ok();
-            if accepted {
-                self.books.emitted_frames += 1;
-                self.books.emitted_bytes += l3;
-                self.books.queued_frames += 1;
-                self.books.queued_bytes += l3;
-                if data {
-                    self.books.data_packets += 1;
-                }
-            } else {
+            self.books.on_host_emit(l3, data, accepted);
+            if !accepted {
                 // Full IFQ: pure ACKs and SYNs are dropped and counted (spec 06
                 // §5.2, CHOICE). Data only gets here past fq's horizon, since
                 // poll_transmit respects the room: a local drop that TCP
                 // recovers as a loss.
                 let cause = if data { DropCause::Horizon } else { DropCause::IfqFull };
                 p.qdisc.count_drop(cause, pkt.l2_bytes());
-                self.books.emitted_frames += 1;
-                self.books.emitted_bytes += l3;
-                self.books.dropped_frames += 1;
-                self.books.dropped_bytes += l3;
-                if data {
-                    self.books.data_packets += 1;
-                }
                 let sock = &mut self.sockets[s as usize];
                 sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
             }
@@ -516,17 +520,12 @@ impl World {
         let port = self.hosts[h as usize].port;
         let p = &mut self.ports[port as usize];
         let l3 = pkt.l3_bytes as u64;
+        let l2 = pkt.l2_bytes();
         // The datagram was emitted either way; a full IFQ drops it (counted).
-        self.books.emitted_frames += 1;
-        self.books.emitted_bytes += l3;
-        self.books.data_packets += 1;
-        if p.qdisc.enqueue(self.now, pkt).is_ok() {
-            self.books.queued_frames += 1;
-            self.books.queued_bytes += l3;
-        } else {
-            p.qdisc.count_drop(DropCause::IfqFull, pkt.l2_bytes());
-            self.books.dropped_frames += 1;
-            self.books.dropped_bytes += l3;
+        let accepted = p.qdisc.enqueue(self.now, pkt).is_ok();
+        self.books.on_host_emit(l3, true, accepted);
+        if !accepted {
+            p.qdisc.count_drop(DropCause::IfqFull, l2);
         }
         self.kick_port(port);
         if let Some(t) = next {

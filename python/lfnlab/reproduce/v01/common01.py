@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..path01 import BOTTLENECK, FLOW, FRAME_BYTES, MSS_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
+from ..measure import WIRE_OVERHEAD_BYTES
+from ..path01 import BOTTLENECK, FLOW, FRAME_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
+from ..path06 import wire_bound_bps
 
 __all__ = [
     "Pacing",
@@ -40,8 +42,6 @@ __all__ = [
 
 #: MB/s are decimal (spec 01 §2.1): 10^6 bytes/s.
 MB = 1e6
-#: Preamble/SFD 8 B + hardware IPG 12 B: wire(f) = frame_len + 20 (spec 01 §2.1).
-WIRE_OVERHEAD_BYTES = 20
 #: Largest window a 16-bit field carries before scaling (RFC 7323 §2.2; spec 06 §2.3 rule 3).
 WINDOW_FIELD_MAX = 65535
 #: Largest window-scale shift (RFC 7323 §2.3).
@@ -72,8 +72,9 @@ PACINGS = (
 
 def goodput_bound(c_bytes_per_s: float) -> float:
     """Largest goodput through a shaper of C wire bytes/s: C·1448/1538 (full-size segments,
-    spec 01 §2.1, §2.8 shaper accounting). 58.84 MB/s at C = 62.5 MB/s."""
-    return c_bytes_per_s * MSS_BYTES / WIRE_BYTES
+    spec 01 §2.1, §2.8 shaper accounting). 58.84 MB/s at C = 62.5 MB/s. The ratio is
+    the spec 06 §1.2 wire-efficiency bound, whatever the unit of C."""
+    return wire_bound_bps(c_bytes_per_s)
 
 
 def frame_rate_bound(wire_bytes_per_s: float) -> float:
@@ -102,7 +103,7 @@ def mean_target_rate(tcp: pd.DataFrame, flow: str = FLOW) -> float:
 def window_cap_bytes(rate_bytes_per_s: float, rtt_s: float) -> float:
     """Spec 01 §3 E4 case 2: the window whose payload rate equals that of a flow paced at
     ``rate`` wire bytes/s: rate·(1448/1538)·RTT (≈ 11,768,530 B at 62.5 MB/s, 200 ms)."""
-    return rate_bytes_per_s * MSS_BYTES / WIRE_BYTES * rtt_s
+    return goodput_bound(rate_bytes_per_s) * rtt_s
 
 
 def window_scale_shift(window_bytes: float) -> int:

@@ -562,16 +562,7 @@ impl Sender {
         let l = if self.abc_l == u32::MAX { f64::INFINITY } else { self.abc_l as f64 };
         let mut credit = (a.acked_segments as f64).min(l);
         if self.in_slow_start() {
-            if l.is_infinite() {
-                // Stops at ssthresh; the rest goes to congestion avoidance.
-                let room = (self.w.ssthresh - self.w.cwnd).max(0.0);
-                let used = credit.min(room);
-                self.w.cwnd += used;
-                credit -= used;
-            } else {
-                self.w.cwnd += credit;
-                credit = 0.0;
-            }
+            credit = slow_start(&mut self.w, credit, l);
         }
         if credit > 0.0 && self.state != CaState::Loss {
             let ctx = self.ctx(now, rtt);
@@ -835,3 +826,18 @@ impl Sender {
         t
     }
 }
+
+/// The slow-start part of an ACK's credit (segments, already capped at the ABC
+/// limit `l`, spec 06 §2.4): cwnd grows by it; with L = ∞ growth stops at
+/// ssthresh. Returns what is left for congestion avoidance.
+pub fn slow_start(w: &mut Window, credit: f64, l: f64) -> f64 {
+    if l.is_infinite() {
+        let used = credit.min((w.ssthresh - w.cwnd).max(0.0));
+        w.cwnd += used;
+        credit - used
+    } else {
+        w.cwnd += credit;
+        0.0
+    }
+}
+

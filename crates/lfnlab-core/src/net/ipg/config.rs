@@ -104,23 +104,6 @@ pub struct IpgConfig {
 }
 
 impl IpgConfig {
-    /// Spec 01 §2.3 defaults for a NIC of `line_rate_bps`, one class 0 with `rate_source`.
-    pub fn single_class(line_rate_bps: u64, ipg_bytes: u32, limit_packets: u64, rate_source: RateSource, rate_bytes_per_s: Option<f64>) -> IpgConfig {
-        IpgConfig {
-            limit_packets,
-            line_rate_bps,
-            ipg_bytes,
-            gap_pkt_max_bytes: 4096,
-            gap_total_max_bytes: 65536,
-            gap_pkt_min_bytes: 84,
-            fixed_gap_bytes: None,
-            size_basis: SizeBasis::Wire,
-            rtt_estimator: RttEstimator::Srtt,
-            small_gap_policy: SmallGapPolicy::Carry,
-            classes: vec![IpgClass { id: 0, dst: Vec::new(), rate_source, rate_bytes_per_s }],
-        }
-    }
-
     /// `max_rate` of §2.1: the line rate in wire bytes per second.
     pub fn max_rate_bytes_per_s(&self) -> f64 {
         self.line_rate_bps as f64 / 8.0

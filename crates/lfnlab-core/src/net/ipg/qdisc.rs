@@ -44,18 +44,6 @@ struct Commit {
     capped: bool,
 }
 
-/// Counters of the gaps this qdisc emitted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GapCounters {
-    pub sequences: u64,
-    pub frames: u64,
-    pub wire_bytes: u64,
-    /// Gaps cut to `gap_total_max` (pacing incomplete, §2.3 clamping).
-    pub capped: u64,
-    /// Real packets sent early because their gap was below `gap_pkt_min`.
-    pub early: u64,
-}
-
 pub struct IpgQdisc {
     cfg: IpgConfig,
     classes: Vec<Class>,
@@ -67,7 +55,9 @@ pub struct IpgQdisc {
     committed: Option<Commit>,
     /// Picoseconds per wire byte at the line rate.
     ps_per_byte: f64,
-    pub gaps: GapCounters,
+    /// Gaps cut to `gap_total_max` (pacing incomplete, §2.3 clamping). Gap
+    /// frames and bytes are counted per host by the NIC (`HostIo`).
+    pub capped_gaps: u64,
 }
 
 const NO_CLASS: u16 = u16::MAX;
@@ -96,11 +86,7 @@ impl IpgQdisc {
             })
             .collect();
         let ps_per_byte = 8.0 * PS_PER_S as f64 / cfg.line_rate_bps as f64;
-        IpgQdisc { cfg, classes, class_of_dst, unpaced: VecDeque::new(), stats: QueueStats::default(), committed: None, ps_per_byte, gaps: GapCounters::default() }
-    }
-
-    pub fn config(&self) -> &IpgConfig {
-        &self.cfg
+        IpgQdisc { cfg, classes, class_of_dst, unpaced: VecDeque::new(), stats: QueueStats::default(), committed: None, ps_per_byte, capped_gaps: 0 }
     }
 
     fn wire_bytes(&self, p: &Packet) -> u64 {
@@ -159,17 +145,16 @@ impl IpgQdisc {
         }
     }
 
-    /// e_c = base_c + last_wire_c / R_c(now); None = −∞.
-    fn eligible_ps(&self, c: usize, view: &dyn FlowView) -> Option<i64> {
+    /// e_c = base_c + last_wire_c / R_c (None = −∞), with R_c = `rate`.
+    fn eligible_ps(&self, c: usize, rate: Option<f64>) -> Option<i64> {
         let class = &self.classes[c];
         let base = class.base_ps?;
-        let rate = self.class_rate(c, view);
         Some(base + self.interval_ps(class.last_basis_bytes, class.last_wire_bytes, rate).round() as i64)
     }
 
-    /// Sends the head of class `c` starting at `now` and updates its state (§2.5 step 6).
-    fn send(&mut self, c: usize, now: SimTime, eligible_ps: Option<i64>, capped: bool, early: bool, view: &dyn FlowView) -> Packet {
-        let rate = self.class_rate(c, view);
+    /// Sends the head of class `c` starting at `now` and updates its state
+    /// (§2.5 step 6); `rate` is R_c evaluated at `now`.
+    fn send(&mut self, c: usize, now: SimTime, eligible_ps: Option<i64>, capped: bool, early: bool, rate: Option<f64>) -> Packet {
         let pkt = self.classes[c].q.pop_front().expect("a committed or selected class is backlogged");
         let wire = self.wire_bytes(&pkt);
         let basis = basis_bytes(pkt.l3_bytes, self.cfg.size_basis, self.cfg.ipg_bytes);
@@ -186,9 +171,6 @@ impl IpgQdisc {
             if let Some(s) = class.flows.iter_mut().find(|s| s.flow == pkt.flow && s.dir == pkt.dir) {
                 s.queued -= 1;
             }
-        }
-        if early {
-            self.gaps.early += 1;
         }
         self.stats.on_dequeue(pkt.l2_bytes());
         self.check();
@@ -232,7 +214,9 @@ impl Qdisc for IpgQdisc {
     fn dequeue(&mut self, now: SimTime, view: &dyn FlowView) -> Dequeue {
         // §2.5 step 5: no reselection inside a gap sequence.
         if let Some(cm) = self.committed.take() {
-            return Dequeue::Frame(self.send(cm.class, now, cm.eligible_ps, cm.capped, false, view));
+            // R_c* is evaluated again at t_s, the end of the gap.
+            let rate = self.class_rate(cm.class, view);
+            return Dequeue::Frame(self.send(cm.class, now, cm.eligible_ps, cm.capped, false, rate));
         }
         // Step 1: the unpaced class first.
         if let Some(p) = self.unpaced.pop_front() {
@@ -241,32 +225,30 @@ impl Qdisc for IpgQdisc {
             return Dequeue::Frame(p);
         }
         // Step 2: the backlogged class with the smallest eligible time (ties: lowest id).
-        let mut best: Option<(usize, Option<i64>)> = None;
+        let mut best: Option<(usize, Option<i64>, Option<f64>)> = None;
         for c in 0..self.classes.len() {
             if self.classes[c].q.is_empty() {
                 continue;
             }
-            let e = self.eligible_ps(c, view);
-            if best.is_none_or(|(_, b)| e < b) {
-                best = Some((c, e));
+            let rate = self.class_rate(c, view);
+            let e = self.eligible_ps(c, rate);
+            if best.is_none_or(|(_, b, _)| e < b) {
+                best = Some((c, e, rate));
             }
         }
-        let Some((c, e)) = best else { return Dequeue::Empty };
+        let Some((c, e, rate)) = best else { return Dequeue::Empty };
         // Step 3: the gap that makes the packet start at e_c, in wire bytes.
         let g = e.map_or(f64::NEG_INFINITY, |e| (e - now.0 as i64) as f64 / self.ps_per_byte);
         if g < self.cfg.gap_pkt_min_bytes as f64 {
             // Step 4.
-            return Dequeue::Frame(self.send(c, now, e, false, g > 0.0, view));
+            return Dequeue::Frame(self.send(c, now, e, false, g > 0.0, rate));
         }
         // Step 5.
         let capped = g > self.cfg.gap_total_max_bytes as f64;
         let wire_bytes = (g.round() as u64).min(self.cfg.gap_total_max_bytes);
         let frames = gap::frame_count(wire_bytes, self.cfg.gap_pkt_max_bytes);
         self.committed = Some(Commit { class: c, eligible_ps: e, capped });
-        self.gaps.sequences += 1;
-        self.gaps.frames += frames as u64;
-        self.gaps.wire_bytes += wire_bytes;
-        self.gaps.capped += u64::from(capped);
+        self.capped_gaps += u64::from(capped);
         Dequeue::Gap { wire_bytes, frames }
     }
 
