@@ -818,7 +818,7 @@ fn gap_packet_keys() {
     assert_err(load(&classes("{ id = 2, dst = [\"b\"], rate_source = \"min\" }")), "test.toml", "node[0].qdisc.classes[0].rate", "needs a rate");
     assert_err(load(&classes("{ id = 2, dst = [\"b\"], rate_source = \"fixed\", rate = \"0bps\" }")), "test.toml", "node[0].qdisc.classes[0].rate", "greater than zero");
     let t = edit("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"gap_packets\", max_rate = \"1Gbps\" }");
-    assert_err(load(&t), "test.toml", "flow[0].pacing.max_rate", "takes its rate from the ipg qdisc");
+    assert_err(load(&t), "test.toml", "flow[0].pacing.max_rate", "kind \"gap_packets\" does not use it");
     // Memory model and monitor point.
     let t = edit("kind = \"router\"\n", "kind = \"router\"\nmemory = { k_dma = 1.0 }\n");
     assert_err(load(&t), "test.toml", "node[1].memory", "hosts only");
@@ -854,4 +854,55 @@ fn every_example_loads() {
         }
     }
     assert!(n >= 2, "examples found: {n}");
+}
+
+#[test]
+fn chapter_03_keys() {
+    // spec 03 §2.8: a burst_red segment gets BufferSize = rate/8 × delay and θ from the delay.
+    let seg = |q: &str| edit("delay = \"10ms\"\n", &format!("delay = \"10ms\"\nqueue = {q}\n"));
+    let s = load(&seg("{ kind = \"burst_red\" }")).unwrap();
+    let q = s.link[1].queue.as_ref().unwrap();
+    assert_eq!(q.limit.unwrap().bytes(), 125_000);
+    assert_eq!((q.base_loss, q.red, q.red_max_p, q.red_w_q), (Some(1e-5), Some(true), Some(0.1), Some(0.002)));
+    assert!((q.red_theta.unwrap() - (0.99 - 0.49 * 7.0 / 52.0)).abs() < 1e-12);
+    assert_eq!(load(&to_toml(&s)).unwrap(), s);
+    assert_err(load(&seg("{ kind = \"droptail\", base_loss = 0.1 }")), "test.toml", "link[1].queue.base_loss", "belongs to kind = \"burst_red\"");
+    assert_err(load(&seg("{ kind = \"burst_red\", base_loss = 2.0 }")), "test.toml", "link[1].queue.base_loss", "from 0 to 1");
+    assert_err(load(&seg("{ kind = \"burst_red\", red_w_q = 0.0 }")), "test.toml", "link[1].queue.red_w_q", "in (0, 1]");
+    assert_err(load(&seg("{ kind = \"burst_red\", limit_packets = 10 }")), "test.toml", "link[1].queue.limit_packets", "limited in bytes");
+    assert_err(load(&seg("{ kind = \"burst_red\", burst_halving_period = \"0s\" }")), "test.toml", "link[1].queue.burst_halving_period", "positive");
+    assert_err(load(&seg("{ kind = \"red\" }")), "test.toml", "link[1].queue.kind", "\"burst_red\"");
+    let short = edit("delay = \"1ms\"\n", "delay = \"1us\"\nqueue = { kind = \"burst_red\" }\n");
+    assert_err(load(&short.replacen("from = \"a\"\nto = \"r\"", "from = \"r\"\nto = \"a\"", 1)), "test.toml", "link[0].queue.limit", "at least one full frame");
+
+    // spec 03 §2.5: CPS with its default timer; cps_t only with kind = "cps".
+    let pacing = |p: &str| edit("cc = \"newreno\"", &format!("cc = \"newreno\"\npacing = {p}"));
+    let s = load(&pacing("{ kind = \"cps\" }")).unwrap();
+    assert_eq!(s.flow[0].pacing.as_ref().unwrap().cps_t.unwrap().span(), lfnlab_core::engine::time::Span::from_ms(10));
+    assert_eq!(tcp_config(&s, 0).cps_tick, Some(lfnlab_core::engine::time::Span::from_ms(10)));
+    assert_err(load(&pacing("{ kind = \"fq\", cps_t = \"1ms\" }")), "test.toml", "flow[0].pacing.cps_t", "only to kind = \"cps\"");
+    assert_err(load(&pacing("{ kind = \"cps\", cps_t = \"0ms\" }")), "test.toml", "flow[0].pacing.cps_t", "greater than zero");
+
+    // spec 03 §2.7: the TCP-aware NIC, installed by its pacing kind, with every default.
+    let s = load(&pacing("{ kind = \"tcp_nic\" }")).unwrap();
+    let q = s.node[0].qdisc.as_ref().unwrap();
+    assert_eq!((q.kind.as_str(), q.nic_mode.as_deref(), q.nic_max_streams), ("tcp_nic", Some("dynamic"), Some(64)));
+    assert_eq!(q.nic_send_buffer.unwrap().bytes(), 128 << 20);
+    assert_eq!(q.rtt_timestamp_point.as_deref(), Some("tcp_handoff"));
+    assert_eq!(load(&to_toml(&s)).unwrap(), s);
+    let nic = |q: &str| edit("kind = \"host\"\n", &format!("kind = \"host\"\nnic_rate = \"1Gbps\"\nqdisc = {q}\npacing = {{ kind = \"off\" }}\n"));
+    assert_err(load(&nic("{ kind = \"tcp_nic\", nic_mode = \"fixed\" }")), "test.toml", "node[0].qdisc.fixed_ipg", "needs an IPG");
+    assert_err(load(&nic("{ kind = \"tcp_nic\", fixed_ipg = \"8B\" }")), "test.toml", "node[0].qdisc.fixed_ipg", "only to nic_mode = \"fixed\"");
+    assert_err(load(&nic("{ kind = \"tcp_nic\", nic_mode = \"fixed\", fixed_ipg = \"80MB\" }")), "test.toml", "node[0].qdisc.fixed_ipg", "beyond the counter's largest");
+    assert_err(load(&nic("{ kind = \"tcp_nic\", nic_mode = \"slow\" }")), "test.toml", "node[0].qdisc.nic_mode", "\"dynamic\" or \"fixed\"");
+    assert_err(load(&nic("{ kind = \"tcp_nic\", nic_send_buffer = \"1KiB\" }")), "test.toml", "node[0].qdisc.nic_send_buffer", "one full frame slot");
+    assert_err(load(&nic("{ kind = \"tcp_nic\", rtt_timestamp_point = \"dma\" }")), "test.toml", "node[0].qdisc.rtt_timestamp_point", "wire_departure");
+    assert_err(load(&nic("{ kind = \"tcp_nic\", gap_pkt_max = \"4KiB\" }")), "test.toml", "node[0].qdisc.gap_pkt_max", "does not apply to kind = \"tcp_nic\"");
+    assert_err(load(&nic("{ kind = \"ipg\", nic_tick = \"64ns\" }")), "test.toml", "node[0].qdisc.nic_tick", "does not apply to kind = \"ipg\"");
+    let t = nic("{ kind = \"pfifo\" }").replacen("cc = \"newreno\"", "cc = \"newreno\"\npacing = { kind = \"tcp_nic\" }", 1);
+    assert_err(load(&t), "test.toml", "flow[0].pacing.kind", "needs the tcp_nic qdisc");
+
+    // F3's disk rate is a tcp_bulk key.
+    let s = load(&edit("cc = \"newreno\"", "cc = \"newreno\"\napp_rate = \"500Mbps\"")).unwrap();
+    assert_eq!(s.flow[0].app_rate.unwrap().bps(), 500_000_000);
 }

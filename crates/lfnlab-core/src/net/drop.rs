@@ -14,12 +14,14 @@ pub enum DropCause {
     RcvBuf = 3,
     /// An fq packet stamped later than now + horizon (spec 06 §5.3 `edt`).
     Horizon = 4,
+    /// A RED early drop (spec 03 §2.8 segment model).
+    Red = 5,
 }
 
-pub const DROP_CAUSES: usize = 5;
+pub const DROP_CAUSES: usize = 6;
 
 impl DropCause {
-    pub const ALL: [DropCause; DROP_CAUSES] = [DropCause::Tail, DropCause::RandomLoss, DropCause::IfqFull, DropCause::RcvBuf, DropCause::Horizon];
+    pub const ALL: [DropCause; DROP_CAUSES] = [DropCause::Tail, DropCause::RandomLoss, DropCause::IfqFull, DropCause::RcvBuf, DropCause::Horizon, DropCause::Red];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -28,6 +30,7 @@ impl DropCause {
             DropCause::IfqFull => "ifq_full",
             DropCause::RcvBuf => "rcvbuf",
             DropCause::Horizon => "horizon",
+            DropCause::Red => "red",
         }
     }
 }

@@ -1,4 +1,5 @@
 //! The network: packets, link directions (channels), egress queues, routing.
+pub mod burst_red;
 pub mod channel;
 pub mod drop;
 pub mod fq;
@@ -6,3 +7,4 @@ pub mod ipg;
 pub mod packet;
 pub mod queue;
 pub mod routing;
+pub mod tcp_nic;

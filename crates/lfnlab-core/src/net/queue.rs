@@ -105,6 +105,15 @@ pub trait Qdisc {
     fn stats(&self) -> &QueueStats;
     /// Count a refused packet that the caller dropped.
     fn count_drop(&mut self, cause: DropCause, bytes: u64);
+    /// Why the last refused packet was refused (a full queue unless the
+    /// discipline drops for other reasons, e.g. spec 03 §2.8).
+    fn refusal_cause(&self) -> DropCause {
+        DropCause::Tail
+    }
+    /// The TCP-aware NIC's per-stream report (spec 03 §2.7.5); None for other disciplines.
+    fn tcp_nic_report(&self) -> Option<super::tcp_nic::TcpNicReport> {
+        None
+    }
     fn len_packets(&self) -> u64 {
         self.stats().packets
     }

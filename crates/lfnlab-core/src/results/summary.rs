@@ -20,6 +20,8 @@ pub struct Summary {
     pub queues: Vec<QueueSummary>,
     /// Per host: DMA and memory-bandwidth counters over the run (spec 01 §2.6).
     pub hosts: Vec<HostSummary>,
+    /// Per host with a TCP-aware NIC: its streams (spec 03 §2.7.5).
+    pub nics: Vec<NicSummary>,
     /// End-of-run conservation check (spec 06 §7 V5).
     pub conservation: ConservationSummary,
 }
@@ -36,6 +38,16 @@ pub struct FlowSummary {
     pub fast_retransmits: u64,
     /// Time the last byte of a finite transfer was delivered, s (null if unfinished).
     pub completion_s: Option<f64>,
+    /// Clustered Packet Spacing (spec 03 §2.5), for flows that use it.
+    pub cps: Option<CpsSummary>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CpsSummary {
+    /// When spacing ended and normal TCP took over, s (null if it never ended).
+    pub handover_s: Option<f64>,
+    /// Rounds sent with spacing.
+    pub spaced_rounds: u32,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -72,4 +84,32 @@ pub struct ConservationSummary {
     pub bytes_queued_at_end: u64,
     pub bytes_on_links_at_end: u64,
     pub holds: bool,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct NicSummary {
+    pub host: String,
+    /// Enqueues refused because the Send Buffer ring was full (spec 03 open point 12).
+    pub ring_blocks: u64,
+    /// Packets that went through shared entry 0 (non-TCP traffic, CAM overflow).
+    pub shared_packets: u64,
+    pub streams: Vec<NicStreamSummary>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct NicStreamSummary {
+    /// CAM entry; 0 is the shared entry.
+    pub entry: u32,
+    /// The flow, null for the shared entry.
+    pub flow: Option<String>,
+    pub frames: u64,
+    /// L2 frame bytes sent.
+    pub bytes: u64,
+    /// Arbitrations won, and lost while Ready.
+    pub won: u64,
+    pub lost: u64,
+    /// Longest time from becoming Ready to starting transmission, s (the starvation metric).
+    pub max_ready_wait_s: f64,
+    /// IPG count n loaded after the stream's last frame.
+    pub last_ipg_count: u32,
 }

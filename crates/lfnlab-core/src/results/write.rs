@@ -204,6 +204,7 @@ mod tests {
                 timeouts: 0,
                 fast_retransmits: 1,
                 completion_s: None,
+                cps: None,
             }],
             queues: vec![QueueSummary {
                 name: "wan->rcv".into(),
@@ -213,6 +214,7 @@ mod tests {
                 max_bytes: 3000,
             }],
             hosts: Vec::new(),
+            nics: Vec::new(),
             conservation: ConservationSummary {
                 frames_emitted: 1,
                 frames_delivered: 1,

@@ -208,6 +208,7 @@ fn resolve_udp_cbr(
             ("bytes", f.bytes.is_some()),
             ("cc_params", f.cc_params.is_some()),
             ("pacing", f.pacing.is_some()),
+            ("app_rate", f.app_rate.is_some()),
         ],
         i,
         "udp_cbr",

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::model::{LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
+use super::queue_burst_red::{check_droptail_only, resolve_burst_red, Segment};
 use super::resolve::Ctx;
 use super::units::TimeSpan;
 use crate::error::InputError;
@@ -121,13 +122,16 @@ pub fn resolve_links(
         l.reverse_rate.get_or_insert(l.rate);
         let droptail = |limit_packets| QueueSpec {
             kind: "droptail".into(),
-            limit: None,
             limit_packets,
+            ..QueueSpec::default()
         };
+        let forward = Segment { rate_bps: l.rate.bps(), delay: l.delay };
+        let reverse = Segment { rate_bps: l.reverse_rate.unwrap_or(l.rate).bps(), delay: l.delay };
         resolve_queue(
             &mut l.queue,
             &nodes[from],
             droptail(Some(DEFAULT_QUEUE_PACKETS)),
+            forward,
             at("queue"),
             ctx,
         )?;
@@ -136,6 +140,7 @@ pub fn resolve_links(
             &mut l.reverse_queue,
             &nodes[to],
             droptail(None),
+            reverse,
             at("reverse_queue"),
             ctx,
         )?;
@@ -152,6 +157,7 @@ fn resolve_queue(
     queue: &mut Option<QueueSpec>,
     egress: &NodeSpec,
     default: QueueSpec,
+    segment: Segment,
     at: String,
     ctx: &Ctx,
 ) -> Result<(), InputError> {
@@ -168,14 +174,15 @@ fn resolve_queue(
         return Ok(());
     }
     let q = queue.get_or_insert(default);
-    if q.kind != "droptail" {
-        return Err(ctx.err(
-            format!("{at}.kind"),
-            format!(
-                "expected \"droptail\" (the only queue implemented so far), got \"{}\"",
-                q.kind
-            ),
-        ));
+    match q.kind.as_str() {
+        "droptail" => check_droptail_only(q, &at, ctx)?,
+        "burst_red" => resolve_burst_red(q, segment, &at, ctx)?,
+        other => {
+            return Err(ctx.err(
+                format!("{at}.kind"),
+                format!("expected \"droptail\" or \"burst_red\", got \"{other}\""),
+            ))
+        }
     }
     if q.limit.is_some_and(|b| b.bytes() == 0) {
         return Err(ctx.err(

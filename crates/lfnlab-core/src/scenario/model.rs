@@ -98,14 +98,19 @@ pub struct NodeSpec {
 #[serde(deny_unknown_fields)]
 pub struct PacingSpec {
     /// `off`, `internal` (TCP holds segments until their time), `fq` (the
-    /// host's fq qdisc does) or `gap_packets` (the host's `ipg` qdisc spaces
-    /// packets with gap frames, spec 01).
+    /// host's fq qdisc does), `gap_packets` (the host's `ipg` qdisc spaces
+    /// packets with gap frames, spec 01), `cps` (Clustered Packet Spacing of
+    /// the first slow-start rounds, spec 03 §2.5) or `tcp_nic` (the host's
+    /// TCP-aware NIC paces every stream, spec 03 §2.7).
     pub kind: String,
     /// With `kind = "fq"`: `edt` (TCP stamps departure times, the default) or
     /// `fq` (the qdisc computes them from the flow's pacing rate).
     pub mode: Option<String>,
     /// `max_pacing_rate` (SO_MAX_PACING_RATE); unset = no cap.
     pub max_rate: Option<Rate>,
+    /// With `kind = "cps"` (Clustered Packet Spacing, spec 03 §2.5): the
+    /// kernel timer granularity `cps_T`, default 10 ms.
+    pub cps_t: Option<TimeSpan>,
 }
 
 /// A host qdisc.
@@ -147,6 +152,20 @@ pub struct QdiscSpec {
     pub rate: Option<Rate>,
     /// `ipg`: further classes, one per bottleneck (spec 01 §2.5).
     pub classes: Option<Vec<IpgClassSpec>>,
+    /// `tcp_nic` (spec 03 §2.7): `dynamic` (default; IPG from each stream's
+    /// cwnd and srtt) or `fixed`.
+    pub nic_mode: Option<String>,
+    /// `tcp_nic` with `nic_mode = "fixed"`: the IPG after each frame of a stream.
+    pub fixed_ipg: Option<ByteSize>,
+    /// `tcp_nic`: the IPG counter's decrement period, default 64 ns.
+    pub nic_tick: Option<TimeSpan>,
+    /// `tcp_nic`: CAM entries (streams with their own counter), default 64.
+    pub nic_max_streams: Option<u32>,
+    /// `tcp_nic`: Send Buffer capacity, default 128 MiB.
+    pub nic_send_buffer: Option<ByteSize>,
+    /// `tcp_nic`: `tcp_handoff` (default: RTT samples include the wait in the
+    /// NIC) or `wire_departure`.
+    pub rtt_timestamp_point: Option<String>,
 }
 
 /// One class of the `ipg` qdisc (spec 01 §2.5).
@@ -202,15 +221,31 @@ pub struct LinkSpec {
 }
 
 /// A router/emulator egress queue.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
-    /// `droptail`.
+    /// `droptail`, or `burst_red`: the network-segment model of spec 03 §2.8
+    /// (bandwidth × latency FIFO, burst-scaled random loss, RED; frames take
+    /// frame_len byte-times on the segment, no preamble or IPG).
     pub kind: String,
     /// Byte limit: an arriving frame is dropped if queued bytes + its size exceed it.
+    /// `burst_red`: BufferSize, default the direction's rate/8 × link delay.
     pub limit: Option<ByteSize>,
-    /// Packet limit.
+    /// Packet limit (`droptail` only).
     pub limit_packets: Option<u64>,
+    /// `burst_red`: base loss rate, default 1e-5.
+    pub base_loss: Option<f64>,
+    /// `burst_red`: BurstCount halves at every multiple of this period, default 1 ms.
+    pub burst_halving_period: Option<TimeSpan>,
+    /// `burst_red`: RED on (default) or off.
+    pub red: Option<bool>,
+    /// `burst_red`: RED min_th as a fraction θ of BufferSize; default from the
+    /// link delay: 0.99 below 3 ms, 0.50 above 55 ms, linear in between.
+    pub red_theta: Option<f64>,
+    /// `burst_red`: RED max_p, default 0.1.
+    pub red_max_p: Option<f64>,
+    /// `burst_red`: RED queue weight w_q, default 0.002.
+    pub red_w_q: Option<f64>,
 }
 
 /// Random loss on one link direction (spec 06 §7 V3).
@@ -265,6 +300,10 @@ pub struct FlowSpec {
     pub cc_params: Option<toml::Table>,
     /// `tcp_bulk`: pacing; default the host's, else the profile's.
     pub pacing: Option<PacingSpec>,
+    /// `tcp_bulk`: the application supplies data at most at this rate (a
+    /// disk, spec 03 F3 `r_disk`), in whole segments from connection
+    /// establishment; unset = as fast as the send buffer allows.
+    pub app_rate: Option<Rate>,
     /// `udp_cbr`: transmission capacity including preamble and IPG (spec 05 §2.5).
     pub rate: Option<Rate>,
     /// `udp_cbr`: IP packet length in bytes, default 1500.

@@ -11,18 +11,20 @@ use crate::error::InputError;
 use crate::host::tcp::config::{FqMode, PacingKind};
 
 /// The host qdisc kinds implemented so far (spec 06 §5.3).
-const QDISC_KINDS: &[&str] = &["pfifo", "fq", "ipg"];
+const QDISC_KINDS: &[&str] = &["pfifo", "fq", "ipg", "tcp_nic"];
 /// Linux sch_fq defaults (spec 06 §5.3 `fq` table).
 const FQ_LIMIT: u64 = 10_000;
 const FQ_FLOW_LIMIT: u64 = 100;
 const FQ_REFILL_DELAY: TimeSpan = TimeSpan::from_span(Span::from_ms(40));
 const FQ_HORIZON: TimeSpan = TimeSpan::from_span(Span::from_secs(10));
+/// spec 03 §2.5 `cps_T` default: Linux 2.4's 10 ms timer.
+const CPS_T: TimeSpan = TimeSpan::from_span(Span::from_ms(10));
 
 /// The pacing a profile gives a flow that sets none (spec 06 §2.1 "Pacing" row).
 pub fn profile_pacing(profile: &str) -> PacingSpec {
     match profile {
-        "linux-modern" => PacingSpec { kind: "fq".into(), mode: Some("edt".into()), max_rate: None },
-        _ => PacingSpec { kind: "off".into(), mode: None, max_rate: None },
+        "linux-modern" => PacingSpec { kind: "fq".into(), mode: Some("edt".into()), max_rate: None, cps_t: None },
+        _ => PacingSpec { kind: "off".into(), mode: None, max_rate: None, cps_t: None },
     }
 }
 
@@ -42,8 +44,14 @@ pub fn check_pacing(p: &PacingSpec, at: &str, ctx: &Ctx) -> Result<(), InputErro
         }
         (None, _) => {}
     }
-    if kind == PacingKind::GapPackets && p.max_rate.is_some() {
-        return Err(ctx.err(format!("{at}.max_rate"), "`max_rate` caps TCP's pacing rate (kinds \"internal\" and \"fq\"); gap-packet pacing takes its rate from the ipg qdisc (rate_source, rate)"));
+    if matches!(kind, PacingKind::GapPackets | PacingKind::Cps | PacingKind::TcpNic) && p.max_rate.is_some() {
+        return Err(ctx.err(format!("{at}.max_rate"), format!("`max_rate` caps TCP's pacing rate (kinds \"internal\" and \"fq\"); kind \"{}\" does not use it", p.kind)));
+    }
+    if p.cps_t.is_some() && kind != PacingKind::Cps {
+        return Err(ctx.err(format!("{at}.cps_t"), format!("`cps_t` applies only to kind = \"cps\", not \"{}\"", p.kind)));
+    }
+    if p.cps_t.is_some_and(|t| t.ps() == 0) {
+        return Err(ctx.err(format!("{at}.cps_t"), "expected a timer granularity greater than zero, e.g. \"10ms\" or \"1ms\""));
     }
     if p.max_rate.is_some_and(|r| r.bps == 0) {
         return Err(ctx.err(format!("{at}.max_rate"), "expected a rate greater than zero (omit it for no cap)"));
@@ -60,6 +68,9 @@ pub fn resolve_flow_pacing(f: &mut FlowSpec, i: usize, sender: &NodeSpec, profil
     if p.kind == "fq" {
         p.mode.get_or_insert_with(|| "edt".into());
     }
+    if p.kind == "cps" {
+        p.cps_t.get_or_insert(CPS_T);
+    }
     // CHOICE (as Linux): BBR needs pacing; without fq it uses TCP internal pacing.
     if cc == "bbr" && p.kind == "off" {
         p.kind = "internal".into();
@@ -73,6 +84,7 @@ fn qdisc_needed(pacing_kind: &str) -> Option<&'static str> {
     match pacing_kind {
         "fq" => Some("fq"),
         "gap_packets" => Some("ipg"),
+        "tcp_nic" => Some("tcp_nic"),
         _ => None,
     }
 }
@@ -105,12 +117,18 @@ pub fn resolve_host_qdiscs(nodes: &mut [NodeSpec], flows: &[FlowSpec], ctx: &Ctx
         });
         let mut q = nodes[ni].qdisc.take().unwrap_or_else(|| QdiscSpec { kind: needs.as_ref().map_or("pfifo", |n| n.1).into(), ..QdiscSpec::default() });
         if !QDISC_KINDS.contains(&q.kind.as_str()) {
-            return Err(ctx.err(at("qdisc.kind"), format!("expected \"pfifo\", \"fq\" or \"ipg\" (the host qdiscs implemented so far), got \"{}\"", q.kind)));
+            return Err(ctx.err(at("qdisc.kind"), format!("expected \"pfifo\", \"fq\", \"ipg\" or \"tcp_nic\", got \"{}\"", q.kind)));
         }
+        // Every key of the other kinds is foreign (`limit` is fq's; ipg and
+        // tcp_nic refuse it with their own message).
+        let fq = fq_keys(&q);
+        let ipg = super::qdisc_ipg::ipg_keys(&q);
+        let nic = super::qdisc_tcp_nic::tcp_nic_keys(&q);
         let foreign: Vec<(&str, bool)> = match q.kind.as_str() {
-            "fq" => super::qdisc_ipg::ipg_keys(&q).to_vec(),
-            "ipg" => fq_keys(&q).iter().copied().filter(|(k, _)| *k != "limit").collect(),
-            _ => fq_keys(&q).iter().chain(super::qdisc_ipg::ipg_keys(&q).iter()).copied().collect(),
+            "fq" => ipg.iter().chain(&nic).copied().collect(),
+            "ipg" => fq.iter().filter(|(k, _)| *k != "limit").chain(&nic).copied().collect(),
+            "tcp_nic" => fq.iter().filter(|(k, _)| *k != "limit").chain(&ipg).copied().collect(),
+            _ => fq.iter().chain(&ipg).chain(&nic).copied().collect(),
         };
         if let Some((key, _)) = foreign.into_iter().find(|(_, set)| *set) {
             let hint = if q.kind == "pfifo" { "; a pfifo qdisc holds `txqueuelen` packets" } else { "" };
@@ -127,6 +145,7 @@ pub fn resolve_host_qdiscs(nodes: &mut [NodeSpec], flows: &[FlowSpec], ctx: &Ctx
         match q.kind.as_str() {
             "fq" => resolve_fq(&mut q, nodes[ni].mtu.unwrap_or(1500) as u64, &at, ctx)?,
             "ipg" => super::qdisc_ipg::resolve_ipg(&mut q, ni, nodes, ctx)?,
+            "tcp_nic" => super::qdisc_tcp_nic::resolve_tcp_nic(&mut q, ni, &nodes[ni], ctx)?,
             _ => {}
         }
         nodes[ni].qdisc = Some(q);

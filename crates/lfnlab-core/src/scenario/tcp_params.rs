@@ -136,8 +136,10 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
     let pacing = flow.pacing.as_ref().expect(UNRESOLVED);
     let kind: PacingKind = pacing.kind.parse().expect(UNRESOLVED);
     let pacing_mode = match kind {
-        // Gap frames pace below TCP (spec 01): the socket itself sends unpaced.
-        PacingKind::Off | PacingKind::GapPackets => Pacing::Off,
+        // Gap frames and the TCP-aware NIC pace below TCP (spec 01, spec 03
+        // §2.7); CPS spaces only the first rounds (`cps_tick`): the socket
+        // itself sends unpaced.
+        PacingKind::Off | PacingKind::GapPackets | PacingKind::TcpNic | PacingKind::Cps => Pacing::Off,
         PacingKind::Internal => Pacing::Internal,
         PacingKind::Fq => match name::<FqMode>(&pacing.mode) {
             FqMode::Edt => Pacing::Edt,
@@ -147,6 +149,7 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
     TcpConfig {
         pacing: pacing_mode,
         max_pacing_rate_bytes_per_s: pacing.max_rate.map_or(f64::INFINITY, |r| r.bps as f64 / 8.0),
+        cps_tick: (kind == PacingKind::Cps).then(|| pacing.cps_t.expect(UNRESOLVED).span()),
         iw: name(&p.iw),
         abc_l: match p.abc_l.expect(UNRESOLVED) {
             0 => u32::MAX,

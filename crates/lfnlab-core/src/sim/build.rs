@@ -19,13 +19,17 @@ use crate::net::channel::Channel;
 use crate::net::packet::{NodeId, Packet, PacketKind, TcpHeader};
 use crate::net::fq::{Fq, FqConfig};
 use crate::net::ipg::IpgQdisc;
-use crate::net::queue::Fifo;
+use crate::net::tcp_nic::TcpNicQdisc;
+use crate::net::burst_red::BurstRedQueue;
+use crate::net::queue::{Fifo, Qdisc};
 use crate::net::routing::RouteTable;
 use crate::scenario;
 use crate::scenario::model::{FlowKind, NodeKind, QueueSpec, Scenario, TraceMode};
 
 /// Router/emulator ports use the standard 12-byte gap (spec 06 §1.2).
 const ROUTER_IPG_BYTES: u32 = 12;
+/// Preamble and start-of-frame delimiter on an Ethernet line (spec 06 §1.2).
+const PREAMBLE_BYTES: u32 = 8;
 
 fn fifo_for(q: Option<&QueueSpec>) -> Fifo {
     match q {
@@ -80,6 +84,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     channel: ch,
                     rate_bps: nd.nic_rate.map_or(rate_bps, |r| r.bps),
                     ipg_bytes: nd.ipg_bytes.unwrap_or(12),
+                    framing_bytes: PREAMBLE_BYTES + nd.ipg_bytes.unwrap_or(12),
                     qdisc: host_qdisc(nd, nd.nic_rate.map_or(rate_bps, |r| r.bps), &index),
                     busy_until: SimTime::ZERO,
                     wake_at: None,
@@ -89,12 +94,22 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                 }
             } else {
                 let q = if dir == 0 { l.queue.as_ref() } else { l.reverse_queue.as_ref() };
+                let (qdisc, framing_bytes): (Box<dyn Qdisc>, u32) = match q {
+                    // A spec 03 §2.8 segment times frame_len bytes only (§2.2, CHOICE).
+                    Some(q) if q.kind == "burst_red" => {
+                        let key = if dir == 0 { "queue" } else { "reverse_queue" };
+                        let rng = Stream::derive(seed, &format!("link[{li}].{key}"));
+                        (Box::new(BurstRedQueue::new(scenario::burst_red_config(q, rate_bps), rng)), 0)
+                    }
+                    q => (Box::new(fifo_for(q)), PREAMBLE_BYTES + ROUTER_IPG_BYTES),
+                };
                 Port {
                     node: x as NodeId,
                     channel: ch,
                     rate_bps,
                     ipg_bytes: ROUTER_IPG_BYTES,
-                    qdisc: Box::new(fifo_for(q)),
+                    framing_bytes,
+                    qdisc,
                     busy_until: SimTime::ZERO,
                     wake_at: None,
                     host: None,
@@ -167,6 +182,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                 let cc_a = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed: seed.rotate_left(1) }).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
                 let mut init = TcpSocket::new(mk(a, b, 0), &cfg, cc_i);
                 init.snd.app_total = f.bytes.map(|b| b.bytes);
+                init.snd.app_rate_bps = f.app_rate.map(|r| r.bps);
                 let mut acc = TcpSocket::new(mk(b, a, 1), &cfg, cc_a);
                 acc.snd.app_total = Some(0);
                 let si = w.sockets.len() as u32;
@@ -229,6 +245,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
 /// or `ipg` (spec 01) for a NIC of `line_rate_bps`.
 fn host_qdisc(nd: &crate::scenario::model::NodeSpec, line_rate_bps: u64, index: &HashMap<&str, usize>) -> Box<dyn crate::net::queue::Qdisc> {
     match nd.qdisc.as_ref() {
+        Some(q) if q.kind == "tcp_nic" => Box::new(TcpNicQdisc::new(scenario::tcp_nic_config(q, line_rate_bps))),
         Some(q) if q.kind == "ipg" => Box::new(IpgQdisc::new(scenario::ipg_config(q, nd, line_rate_bps, index))),
         Some(q) if q.kind == "fq" => {
             let mtu = nd.mtu.unwrap_or(1500) as u64;

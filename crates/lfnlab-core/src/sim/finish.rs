@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
 use crate::monitor::packet_capture::PacketsColumns;
 use crate::net::drop::DropCause;
-use crate::results::summary::{ConservationSummary, FlowSummary, HostSummary, QueueSummary, Summary};
+use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, NicStreamSummary, NicSummary, HostSummary, QueueSummary, Summary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -40,6 +40,28 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             mem_app_bytes_per_s: io.model.m_app(&io.total, end.as_secs_f64().max(1e-12)),
         });
     }
+    let nics = w
+        .hosts
+        .iter()
+        .filter_map(|h| {
+            let r = w.ports[h.port as usize].qdisc.tcp_nic_report()?;
+            let streams = r
+                .streams
+                .iter()
+                .map(|st| NicStreamSummary {
+                    entry: st.entry,
+                    flow: w.flow_names.get(st.flow as usize).cloned(),
+                    frames: st.frames,
+                    bytes: st.bytes,
+                    won: st.won,
+                    lost: st.lost,
+                    max_ready_wait_s: st.max_ready_wait_s,
+                    last_ipg_count: st.last_ipg_count,
+                })
+                .collect();
+            Some(NicSummary { host: h.io.name.clone(), ring_blocks: r.ring_blocks, shared_packets: r.shared_packets, streams })
+        })
+        .collect();
     let mut flows_cols = FlowsColumns::default();
     let mut queues_cols = QueuesColumns::default();
     let mut packets_cols = PacketsColumns::default();
@@ -96,6 +118,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                     timeouts: st.rtos,
                     fast_retransmits: st.fast_retrans,
                     completion_s: snd.completed_at.map(|t| t.as_secs_f64()),
+                    cps: snd.cps.as_ref().map(|c| CpsSummary { handover_s: c.handover_at.map(|t| t.as_secs_f64()), spaced_rounds: c.spaced_rounds }),
                 }
             }
             FlowEnds::Udp(_) => {
@@ -109,6 +132,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                     timeouts: 0,
                     fast_retransmits: 0,
                     completion_s: None,
+                    cps: None,
                 }
             }
         };
@@ -148,6 +172,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         flows,
         queues,
         hosts,
+        nics,
         conservation: ConservationSummary {
             frames_emitted: b.emitted_frames,
             frames_delivered: b.delivered_frames,

@@ -27,6 +27,9 @@ pub struct Port {
     pub channel: u32,
     pub rate_bps: u64,
     pub ipg_bytes: u32,
+    /// Line bytes a frame takes beyond its L2 bytes: preamble/SFD and IPG
+    /// (8 + ipg_bytes), or 0 on a spec 03 §2.8 network segment.
+    pub framing_bytes: u32,
     pub qdisc: Box<dyn Qdisc>,
     /// The transmitter is busy until then.
     pub busy_until: SimTime,
@@ -299,7 +302,8 @@ impl World {
                 self.kick_port(port);
             }
             Err(pkt) => {
-                p.qdisc.count_drop(DropCause::Tail, pkt.l2_bytes());
+                let cause = p.qdisc.refusal_cause();
+                p.qdisc.count_drop(cause, pkt.l2_bytes());
                 self.books.dropped_frames += 1;
                 self.books.dropped_bytes += l3;
             }
@@ -335,7 +339,7 @@ impl World {
             Dequeue::Frame(pkt) => {
                 self.books.queued_frames -= 1;
                 self.books.queued_bytes -= pkt.l3_bytes as u64;
-                let wire = pkt.wire_bytes(p.ipg_bytes);
+                let wire = pkt.l2_bytes() + p.framing_bytes as u64;
                 let tx = Span::serialization(wire, p.rate_bps);
                 p.busy_until = now + tx;
                 if let Some(m) = p.monitor {

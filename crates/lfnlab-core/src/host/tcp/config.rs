@@ -124,7 +124,7 @@ impl InitialWindow {
 
 named_enum!(
     /// Scenario `pacing.kind` (spec 06 §4.3, §5.3).
-    PacingKind { Off => "off", Internal => "internal", Fq => "fq", GapPackets => "gap_packets" }
+    PacingKind { Off => "off", Internal => "internal", Fq => "fq", GapPackets => "gap_packets", Cps => "cps", TcpNic => "tcp_nic" }
 );
 named_enum!(
     /// Scenario `pacing.mode` with `kind = "fq"` (spec 06 §5.3): TCP stamps
@@ -179,6 +179,8 @@ pub struct TcpConfig {
     pub pacing: Pacing,
     /// `pacing.max_rate` in bytes/s; ∞ when unset.
     pub max_pacing_rate_bytes_per_s: f64,
+    /// Clustered Packet Spacing timer T (spec 03 §2.5); None = off.
+    pub cps_tick: Option<Span>,
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use super::config::{IdleRestart, IsLost, RecoveryCwnd, SendStallPolicy, SlowStartWhile, TcpConfig};
 use super::rtt::RttEstimator;
 use super::scoreboard::{LOST, SegRecord, Scoreboard};
-use crate::engine::time::{SimTime, Span};
+use crate::engine::time::{PS_PER_S, SimTime, Span};
 use crate::host::cc::{AckSample, CaState, CcContext, CcEvent, CongestionControl, RateSample, RoundStats, SsthreshReason, Window};
 use crate::net::packet::TcpHeader;
 
@@ -90,6 +90,10 @@ pub struct Sender {
     pub app_written: u64,
     pub app_total: Option<u64>,
     app_blocked: bool,
+    /// A rate-limited source (spec 03 F3 `r_disk`): the application has
+    /// produced at most rate × (now − establishment) bytes, in whole segments.
+    pub app_rate_bps: Option<u64>,
+    app_epoch: SimTime,
     pub b_snd: u64,
     // Delivery-rate state (spec 06 §4.2).
     pub delivered: u64,
@@ -181,6 +185,8 @@ impl Sender {
             app_written: 0,
             app_total: None,
             app_blocked: false,
+            app_rate_bps: None,
+            app_epoch: SimTime::ZERO,
             b_snd: cfg.sndbuf_bytes,
             delivered: 0,
             delivered_time: SimTime::ZERO,
@@ -219,7 +225,8 @@ impl Sender {
         let ctx = self.ctx(now, rtt);
         self.cc.init(&ctx, &mut self.w);
         self.bound();
-        self.app_write();
+        self.app_epoch = now;
+        self.app_write(now);
     }
 
     pub fn uses_timestamps(&self) -> bool {
@@ -267,8 +274,28 @@ impl Sender {
         self.app_written - self.snd_una
     }
 
+    /// Bytes a rate-limited application has produced by `now`, whole segments (∞ if unlimited).
+    fn app_produced(&self, now: SimTime) -> u64 {
+        let Some(bps) = self.app_rate_bps else { return u64::MAX };
+        let bytes = now.since(self.app_epoch).ps() as u128 * bps as u128 / (8 * PS_PER_S as u128);
+        let mss = self.mss.max(1) as u64;
+        (bytes as u64) / mss * mss
+    }
+
+    /// When a rate-limited application will have produced its next segment,
+    /// if the socket is waiting for it.
+    pub fn app_wake_at(&self) -> Option<SimTime> {
+        let bps = self.app_rate_bps?;
+        if !self.established || self.app_blocked || self.app_total.is_some_and(|t| self.app_written >= t) {
+            return None;
+        }
+        let next = self.app_written + self.mss.max(1) as u64;
+        let ps = (next as u128 * 8 * PS_PER_S as u128).div_ceil(bps as u128);
+        Some(self.app_epoch + Span(ps.min(u64::MAX as u128) as u64))
+    }
+
     /// The application writes while Q_snd < B_snd, else blocks until Q_snd ≤ ⅔·B_snd.
-    pub fn app_write(&mut self) {
+    pub fn app_write(&mut self, now: SimTime) {
         if self.app_blocked {
             if self.q_snd() * 3 > self.b_snd * 2 {
                 return;
@@ -277,7 +304,8 @@ impl Sender {
         }
         let room = self.b_snd.saturating_sub(self.q_snd());
         let left = self.app_total.map_or(u64::MAX, |t| t - self.app_written);
-        self.app_written += room.min(left);
+        let produced = self.app_produced(now).saturating_sub(self.app_written);
+        self.app_written += room.min(left).min(produced);
         if self.q_snd() >= self.b_snd {
             self.app_blocked = true;
         }
@@ -285,6 +313,17 @@ impl Sender {
 
     pub fn all_acked(&self) -> bool {
         self.app_total.is_some_and(|t| self.snd_una >= t)
+    }
+
+    /// In slow start with no loss, recovery or local congestion pending
+    /// (where Clustered Packet Spacing may act, spec 03 §2.5 scope).
+    pub fn in_open_slow_start(&self) -> bool {
+        matches!(self.state, CaState::Open | CaState::Disorder) && self.in_slow_start()
+    }
+
+    /// The window cap of a CPS round: min(ssthresh, rwnd) in segments (spec 03 §2.5).
+    pub fn window_cap_segments(&self) -> f64 {
+        self.w.ssthresh.min(self.snd_wnd as f64 / self.mss.max(1) as f64)
     }
 
     fn in_slow_start(&self) -> bool {
@@ -447,7 +486,7 @@ impl Sender {
             self.cc.cong_control(&ctx, &mut self.w, &sample);
             self.bound();
             if advanced {
-                self.app_write();
+                self.app_write(now);
             }
             self.update_pacing_rate(now, rtt);
             return advanced;
@@ -473,7 +512,7 @@ impl Sender {
         }
         self.bound();
         if advanced {
-            self.app_write();
+            self.app_write(now);
         }
         self.update_pacing_rate(now, rtt);
         advanced

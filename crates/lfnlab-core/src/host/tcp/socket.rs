@@ -4,6 +4,7 @@
 //! reports its next deadline. It never reads a clock of its own.
 
 use super::config::{Pacing, TcpConfig};
+use super::cps::Cps;
 use super::receiver::{AckNeed, Receiver};
 use super::rtt::RttEstimator;
 use super::sender::{SndLim, Sender};
@@ -60,8 +61,12 @@ pub struct TcpSocket {
     pacing: Pacing,
     /// Earliest departure time of the next data segment (EDT `t_w`, spec 06 §5.3).
     t_w: SimTime,
-    /// Internal pacing: when the held segment may go.
+    /// Internal pacing or CPS: when the held segment may go.
     pace_deadline: Option<SimTime>,
+    /// Clustered Packet Spacing of the first slow-start rounds (spec 03 §2.5).
+    pub cps: Option<Cps>,
+    /// A rate-limited application's next segment, while the socket waits for it.
+    app_deadline: Option<SimTime>,
 }
 
 impl TcpSocket {
@@ -87,6 +92,8 @@ impl TcpSocket {
             pacing: cfg.pacing,
             t_w: SimTime::ZERO,
             pace_deadline: None,
+            cps: cfg.cps_tick.map(Cps::new),
+            app_deadline: None,
         }
     }
 
@@ -175,6 +182,10 @@ impl TcpSocket {
         let charge = self.addr.ip_header_bytes + 20 + self.options_bytes(0) + mss + 14;
         self.snd.establish(now, mss, charge, iw, self.sack_ok, self.ts_ok, &self.rtt);
         self.rto_deadline = None;
+        if let Some(c) = &mut self.cps {
+            // Round 1 is spaced over the handshake RTT (none after a retransmitted SYN: no spacing).
+            c.start(now, self.rtt.srtt.filter(|_| !self.syn_retransmitted).unwrap_or(Span::ZERO), iw, self.snd.snd_max);
+        }
     }
 
     /// A packet for this endpoint arrived.
@@ -237,6 +248,14 @@ impl TcpSocket {
                 self.completed_at = Some(now);
             }
         }
+        if let Some(c) = self.cps.as_mut().filter(|c| c.is_active()) {
+            if self.snd.in_open_slow_start() {
+                let srtt = self.rtt.srtt.unwrap_or(Span::ZERO);
+                c.on_ack(now, h.ack, self.snd.snd_max, srtt, self.snd.window_cap_segments());
+            } else {
+                c.end(now);
+            }
+        }
         if h.payload > 0 {
             match self.rcv.on_data(now, h, p.l2_bytes(), self.rtt.rto()) {
                 AckNeed::Now => self.send_ack(now, out),
@@ -280,6 +299,9 @@ impl TcpSocket {
             return SndLim::Application;
         }
         self.pace_deadline = None;
+        if self.snd.app_rate_bps.is_some() {
+            self.snd.app_write(now);
+        }
         let lim = loop {
             if self.tsq && self.tsq_bytes >= self.tsq_limit_bytes() {
                 break SndLim::Stall;
@@ -288,6 +310,17 @@ impl TcpSocket {
                 Ok(s) => s,
                 Err(lim) => break lim,
             };
+            if let Some(c) = &mut self.cps {
+                if c.is_active() && !self.snd.in_open_slow_start() {
+                    c.end(now);
+                }
+                let t = c.release_at(now);
+                if t > now {
+                    // CPS rule (1): the segment waits for its timer tick.
+                    self.pace_deadline = Some(t);
+                    break SndLim::Pacing;
+                }
+            }
             if self.pacing == Pacing::Internal && self.t_w > now {
                 // Internal pacing: the segment waits for its departure time.
                 self.pace_deadline = Some(self.t_w);
@@ -320,18 +353,22 @@ impl TcpSocket {
             self.tsq_bytes += p.l2_bytes();
             out.push(p);
             self.snd.on_sent(sent_at, seg);
+            if let Some(c) = &mut self.cps {
+                c.on_sent(now);
+            }
             if self.rto_deadline.is_none() {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
         };
         self.snd.set_lim(now, lim);
         self.snd.cwnd_validate();
+        self.app_deadline = if lim == SndLim::Application { self.snd.app_wake_at() } else { None };
         lim
     }
 
     /// Earliest timer deadline.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        [self.rto_deadline, self.rcv.delack_deadline, self.pace_deadline].into_iter().flatten().min()
+        [self.rto_deadline, self.rcv.delack_deadline, self.pace_deadline, self.app_deadline].into_iter().flatten().min()
     }
 
     /// Fire every timer due at `now`.
@@ -352,6 +389,9 @@ impl TcpSocket {
                     self.rto_deadline = Some(now + self.rtt.rto());
                 }
                 Phase::Established if self.snd.sb.packets_out > 0 => {
+                    if let Some(c) = &mut self.cps {
+                        c.end(now);
+                    }
                     self.snd.on_rto(now, &mut self.rtt);
                     self.rto_deadline = Some(now + self.rtt.rto());
                 }

@@ -1,0 +1,116 @@
+"""Shared pieces of the chapter 03 reproductions: trial statistics, throughput of a run,
+the per-millisecond packet-count trace, the busy/idle diagnostic of spec 03 §2.1 and the
+``expectations`` table of spec 03 §4.
+
+Everything here is pure (no run): the formulas are unit-tested on their own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional
+
+import numpy as np
+import pandas as pd
+
+from ..path03 import ACKS_IN, SENDER_NIC
+from ..v01.common01 import expectation, expectations_table, flow_entry, queue_entry, verdict
+
+__all__ = [
+    "MBPS",
+    "trial_stats",
+    "throughput_mbps",
+    "completion_throughput_mbps",
+    "packet_counts",
+    "busy_idle",
+    "expectation",
+    "expectations_table",
+    "verdict",
+    "flow_entry",
+    "queue_entry",
+]
+
+#: spec 03 §2.2: Mbps = 10^6 bit/s of TCP payload.
+MBPS = 1e6
+
+
+def trial_stats(values: Sequence[float]) -> dict[str, float]:
+    """min, max, median ("Middle"), mean, sample std and normalized std (std/mean) of the
+    trials (spec 03 §3); std is the sample standard deviation (ddof = 1), NaN for one trial."""
+    a = np.asarray(values, dtype=float)
+    if a.size == 0:
+        raise ValueError("no trials")
+    std = float(a.std(ddof=1)) if a.size > 1 else math.nan
+    mean = float(a.mean())
+    return {
+        "trials": int(a.size),
+        "min": float(a.min()),
+        "max": float(a.max()),
+        "median": float(np.median(a)),
+        "mean": mean,
+        "std": std,
+        "norm_std": std / mean if mean > 0 else math.nan,
+    }
+
+
+def throughput_mbps(summary: Mapping[str, Any], flow: str, duration_s: float) -> float:
+    """Time-limited run: payload bytes delivered / duration, Mbps (spec 03 §3)."""
+    return flow_entry(summary, flow)["bytes_delivered"] * 8.0 / duration_s / MBPS
+
+
+def completion_throughput_mbps(summary: Mapping[str, Any], flow: str, start_s: float = 0.0) -> float:
+    """Fixed-size transfer: payload bytes / completion time, Mbps (spec 03 §3); NaN if the
+    transfer did not finish within the run."""
+    f = flow_entry(summary, flow)
+    done = f.get("completion_s")
+    if done is None:
+        return math.nan
+    return f["bytes_delivered"] * 8.0 / (done - start_s) / MBPS
+
+
+def packet_counts(flows: pd.DataFrame, t0_s: float = 0.0, t1_s: Optional[float] = None, bin_s: float = 1e-3) -> pd.DataFrame:
+    """Per-bin frames sent by the sender NIC (positive) and ACK frames reaching the sender
+    (negative), spec 03 F5 (a); from the ``flows`` table of a run whose monitors include
+    ``SENDER_NIC`` and ``ACKS_IN`` with bins of ``bin_s``. Columns: t_ms, sent, acks."""
+    def series(monitor: str) -> pd.Series:
+        m = flows[flows["monitor"] == monitor]
+        return m.groupby("t")["packets"].sum()
+
+    sent, acks = series(SENDER_NIC), series(ACKS_IN)
+    end = t1_s if t1_s is not None else float(max(sent.index.max() if len(sent) else 0.0, acks.index.max() if len(acks) else 0.0))
+    n = int(round((end - t0_s) / bin_s))
+    t = t0_s + bin_s * np.arange(n)
+    key = np.round(t / bin_s).astype(np.int64)
+    def on_grid(s: pd.Series) -> np.ndarray:
+        idx = np.round(s.index.to_numpy(dtype=float) / bin_s).astype(np.int64)
+        m = dict(zip(idx, s.to_numpy()))
+        return np.array([m.get(k, 0) for k in key], dtype=np.int64)
+
+    return pd.DataFrame({"t_ms": t * 1e3, "sent": on_grid(sent), "acks": -on_grid(acks)})
+
+
+def busy_idle(flows: pd.DataFrame, *, base_rtt_s: float, nic_bps: float, ipg_bytes: int, payload_per_frame: float = 1448.0) -> pd.DataFrame:
+    """The diagnostic of spec 03 §2.1 for consecutive windows of one base RTT: frames the
+    sender NIC sent, payload bytes (→ X = bytes/RTT), the measured busy time Δt (each frame
+    takes frame + 8 + IPG byte-times at Y) and Z = (Y − X)·Δt. ``flows`` must hold the
+    ``SENDER_NIC`` monitor with bins that divide the RTT. Frame bytes in the table are L2
+    (IP + 18)."""
+    m = flows[flows["monitor"] == SENDER_NIC]
+    t = m["t"].to_numpy(dtype=float)
+    w = np.floor(t / base_rtt_s + 1e-9).astype(np.int64)
+    g = pd.DataFrame({"w": w, "bytes": m["bytes"].to_numpy(dtype=float), "packets": m["packets"].to_numpy(dtype=float)})
+    agg = g.groupby("w").sum()
+    y_bytes = nic_bps / 8.0
+    busy = (agg["bytes"] + agg["packets"] * (8 + ipg_bytes)) / y_bytes
+    payload = agg["packets"] * payload_per_frame
+    x_bytes = payload / base_rtt_s
+    return pd.DataFrame(
+        {
+            "window_start_s": agg.index.to_numpy() * base_rtt_s,
+            "frames": agg["packets"].to_numpy(dtype=np.int64),
+            "x_mbps": (x_bytes * 8 / MBPS).to_numpy(),
+            "busy_ms": (busy * 1e3).to_numpy(),
+            "z_bytes": ((y_bytes - x_bytes) * busy).to_numpy(),
+        }
+    )
