@@ -43,6 +43,10 @@ class Result:
         hosts: per host and one-second bin, DMA and memory-bandwidth counters (spec 01 §2.6):
             ``host, t, dma_real_bytes, dma_gap_bytes, copy_bytes, frames, gap_frames,
             gap_wire_bytes, mem_app_bytes_per_s``.
+        busy: per sending host and window of one base RTT, the burstiness diagnostic of
+            spec 03 §2.1: ``host, t, window_s, frames, payload_bytes, x_bps, busy_s, z_bytes``
+            (X = payload/RTT, busy Δt = NIC time on data frames, Z = (Y − X)·Δt); empty when
+            the TCP trace is off.
         scenario_toml: the scenario exactly as run, when known.
         out_dir: the result directory, if one was written or read.
     """
@@ -53,6 +57,7 @@ class Result:
     queues: pd.DataFrame = field(repr=False)
     packets: pd.DataFrame = field(repr=False)
     hosts: pd.DataFrame = field(repr=False)
+    busy: pd.DataFrame = field(repr=False)
     scenario_toml: str | None = field(default=None, repr=False)
     out_dir: Path | None = None
 

@@ -19,13 +19,14 @@ use crate::error::Error;
 use crate::sim::RunOutput;
 
 /// The files of a result directory, in the order they are written.
-pub const RESULT_FILES: [&str; 7] = [
+pub const RESULT_FILES: [&str; 8] = [
     "summary.json",
     "flows.parquet",
     "tcp.parquet",
     "queues.parquet",
     "packets.parquet",
     "hosts.parquet",
+    "busy.parquet",
     "scenario.toml",
 ];
 
@@ -116,6 +117,7 @@ fn write_all(tmp: &Path, out: &RunOutput) -> Result<(), Error> {
     write_file(&tmp.join("queues.parquet"), &to_parquet(&out.queues)?)?;
     write_file(&tmp.join("packets.parquet"), &to_parquet(&out.packets)?)?;
     write_file(&tmp.join("hosts.parquet"), &to_parquet(&out.hosts)?)?;
+    write_file(&tmp.join("busy.parquet"), &to_parquet(&out.busy)?)?;
     write_file(&tmp.join("scenario.toml"), out.scenario_toml.as_bytes())
 }
 
@@ -250,6 +252,7 @@ mod tests {
             queues,
             packets: Table::new("packets", vec![("t", Column::F64(vec![]))]),
             hosts: Table::new("hosts", vec![("t", Column::F64(vec![]))]),
+            busy: Table::new("busy", vec![("t", Column::F64(vec![]))]),
             scenario_toml: "[sim]\nname = \"unit\"\n".into(),
         }
     }

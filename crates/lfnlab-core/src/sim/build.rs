@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::host::cc;
 use crate::host::tcp::config::SsthreshBasis;
 use crate::host::tcp::socket::{Addr, TcpSocket};
+use crate::monitor::busy_idle::BusyIdle;
 use crate::monitor::host_io::HostIo;
 use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::tcp_trace::ConnTrace;
@@ -136,7 +137,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             let h = w.hosts.len() as u32;
             port_specs[port as usize].host = Some(h);
             let io = HostIo::new(nd.name.clone(), scenario::memory_model(nd));
-            w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new() });
+            w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None });
             w.nodes.push(NodeRole::Host(h));
         } else {
             w.nodes.push(NodeRole::Forwarder);
@@ -202,6 +203,13 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                 w.socket_trace.push(trace_idx);
                 w.socket_trace.push(trace_idx);
                 w.flows.push(FlowEnds::Tcp(TcpFlow { initiator: si, acceptor: si + 1, start }));
+                // spec 03 §2.1: a sending host's burstiness in windows of its first flow's base RTT.
+                let rtt = propagation_rtt(&w, a as NodeId, b as NodeId);
+                let host = &mut w.hosts[ha as usize];
+                if trace_mode != TraceMode::Off && host.busy.is_none() && rtt > Span::ZERO {
+                    let rate = w.ports[host.port as usize].rate_bps;
+                    host.busy = Some(BusyIdle::new(s.node[a].name.clone(), rtt, rate));
+                }
                 w.events.push(start, Event::FlowStart(fi as u32));
             }
             FlowKind::UdpCbr => {
@@ -239,6 +247,26 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         }
     }
     Ok(w)
+}
+
+/// Twice the one-way propagation delay along the route from `from` to `to`
+/// (links have the same delay both ways); zero if there is no route.
+fn propagation_rtt(w: &World, from: NodeId, to: NodeId) -> Span {
+    let mut at = from;
+    let mut one_way = Span::ZERO;
+    for _ in 0..w.nodes.len() {
+        if at == to {
+            return one_way + one_way;
+        }
+        let port = w.routes.port(at, to);
+        if port == crate::net::routing::NO_ROUTE {
+            break;
+        }
+        let ch = &w.channels[w.ports[port as usize].channel as usize];
+        one_way = one_way + ch.delay;
+        at = ch.to;
+    }
+    Span::ZERO
 }
 
 /// A host's qdisc (spec 06 §5.3): `pfifo` holding `txqueuelen` packets, `fq`,

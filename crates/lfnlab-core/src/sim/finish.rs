@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::RunOutput;
 use super::world::{host_written, FlowEnds, World};
+use crate::monitor::busy_idle::BusyColumns;
 use crate::monitor::host_io::HostsColumns;
 use crate::error::Error;
 use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
@@ -28,6 +29,13 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         tr.finish(end, a, b, &mut cols);
     }
     let mut hosts_cols = HostsColumns::default();
+    let mut busy_cols = BusyColumns::default();
+    for h in w.hosts.iter_mut() {
+        if let Some(b) = h.busy.as_mut() {
+            b.finish(end);
+            b.drain_into(&mut busy_cols);
+        }
+    }
     let mut hosts = Vec::new();
     for h in 0..w.hosts.len() {
         let written = host_written(&w.sockets, &w.socket_host, h as u32);
@@ -194,6 +202,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         queues: queues_cols.into_table(),
         packets: packets_cols.into_table(),
         hosts: hosts_cols.into_table(),
+        busy: busy_cols.into_table(),
         scenario_toml: scenario::to_toml(s),
     })
 }

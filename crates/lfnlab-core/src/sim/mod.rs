@@ -23,6 +23,8 @@ pub struct RunOutput {
     pub packets: Table,
     /// Per host and second: DMA and memory-bandwidth counters (spec 01 §2.6): `hosts.parquet`.
     pub hosts: Table,
+    /// Per sending host and base-RTT window: X, busy Δt and Z (spec 03 §2.1): `busy.parquet`.
+    pub busy: Table,
     /// The scenario exactly as run, every default filled in.
     pub scenario_toml: String,
 }

@@ -9,6 +9,7 @@ use crate::engine::time::{SimTime, Span};
 use crate::host::tcp::config::Pacing;
 use crate::host::tcp::sender::SndLim;
 use crate::host::tcp::socket::TcpSocket;
+use crate::monitor::busy_idle::BusyIdle;
 use crate::monitor::host_io::HostIo;
 use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
@@ -98,6 +99,8 @@ pub struct Host {
     pub io: HostIo,
     /// Sockets waiting for IFQ room or TSQ budget.
     pub stalled: Vec<u32>,
+    /// The burstiness diagnostic of spec 03 §2.1 (hosts that send TCP, with traces on).
+    pub busy: Option<BusyIdle>,
 }
 
 /// A TCP flow's two endpoints.
@@ -361,7 +364,15 @@ impl World {
                     self.events.push(busy_until, Event::PortWake(port));
                 }
                 if let Some(h) = host {
-                    self.hosts[h as usize].io.on_real(pkt.l2_bytes());
+                    let host = &mut self.hosts[h as usize];
+                    host.io.on_real(pkt.l2_bytes());
+                    if let Some(b) = host.busy.as_mut().filter(|_| pkt.is_data()) {
+                        let payload = match pkt.kind {
+                            PacketKind::Tcp => pkt.tcp.payload as u64,
+                            PacketKind::Udp => pkt.l3_bytes as u64 - 28,
+                        };
+                        b.on_data_frame(now, payload, tx);
+                    }
                     self.on_host_dequeue(h, &pkt);
                 }
             }
