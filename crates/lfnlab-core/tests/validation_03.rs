@@ -329,3 +329,42 @@ cc = "cubic"
     assert!(random as f64 > 0.5 * 0.001 * arrivals, "{random} random drops of {arrivals} arrivals");
     assert!(out.summary.conservation.holds);
 }
+
+/// A disk reader blocked on a full socket buffer stops reading: after an
+/// outage the source does not catch up on the time it was blocked.
+#[test]
+fn app_rate_does_not_catch_up_after_a_block() {
+    let out = run_toml(
+        r#"
+[sim]
+duration = "8s"
+trace = { mode = "bin", bin = "100ms" }
+[[node]]
+name = "snd"
+kind = "host"
+[[node]]
+name = "rcv"
+kind = "host"
+[[link]]
+from = "snd"
+to = "rcv"
+rate = "1Gbps"
+delay = "5ms"
+loss = { kind = "bernoulli", p = 1.0, start = "2s", stop = "3s" }
+[[flow]]
+name = "f"
+kind = "tcp_bulk"
+from = "snd"
+to = "rcv"
+cc = "cubic"
+sndbuf = "1MiB"
+app_rate = "100Mbps"
+"#,
+    );
+    // Over [2.5, 8] s (the outage and after) at most 5.5 s × 100 Mbit/s plus
+    // what the buffer held (sndbuf, doubled by setsockopt semantics at most).
+    let bound_bps = (5.5 * 100e6 + 2.0 * 8.0 * 1048576.0) / 5.5;
+    let g = goodput_bps(&out.tcp, 2.5, 8.0);
+    assert!(g <= bound_bps, "{g} bit/s after the outage, bound {bound_bps}");
+    assert!(g > 0.5 * 100e6, "{g}");
+}

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..registry import Experiment
+from . import s1_grid, s2_two_streams
 
 __all__ = ["EXPERIMENTS"]
 
-EXPERIMENTS: list[Experiment] = []
+EXPERIMENTS: list[Experiment] = [m.EXPERIMENT for m in (s1_grid, s2_two_streams)]

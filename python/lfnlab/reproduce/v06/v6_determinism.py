@@ -123,14 +123,18 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             "b-bin-again: every result file identical to run a's", by["b-bin-again"]["files_differing_from_a"], "none"
         )
     )
-    for label in ("c-trace-off", "d-trace-event"):
-        # The trace mode is part of the scenario, and it decides tcp.parquet; nothing else may change.
+    # The trace mode is part of the scenario, and it decides tcp.parquet and whether the
+    # burstiness diagnostic busy.parquet is recorded (spec 03 §2.1); nothing else may change.
+    for label, allowed in (
+        ("c-trace-off", "tcp.parquet busy.parquet scenario.toml"),
+        ("d-trace-event", "tcp.parquet scenario.toml"),
+    ):
         out.checks.append(
             Check.equal(
                 f"{label}: files differing from run a's",
                 by[label]["files_differing_from_a"],
-                "tcp.parquet scenario.toml",
-                criterion="only tcp.parquet and scenario.toml",
+                allowed,
+                criterion="only " + " and ".join(allowed.split()),
             )
         )
     out.checks.append(
@@ -167,7 +171,7 @@ EXPERIMENT = Experiment(
         "A lossy run (Bernoulli loss, so the random streams matter) is made twice with the same seed, once with the "
         "TCP trace off and once in event mode. All four must have the same event-log hash and the same `summary.json` "
         "(wall-clock seconds aside); the repeat must reproduce every result file byte for byte, and the runs that "
-        "change only the trace mode may differ only in `tcp.parquet` and the `scenario.toml` that records the mode. "
+        "change only the trace mode may differ only in `tcp.parquet`, the `scenario.toml` that records the mode and (with the trace off) `busy.parquet`, which is recorded only with traces on. "
         "A fifth run with another seed must give another hash."
     ),
     full=FULL,

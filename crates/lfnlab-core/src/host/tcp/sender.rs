@@ -305,7 +305,14 @@ impl Sender {
         let room = self.b_snd.saturating_sub(self.q_snd());
         let left = self.app_total.map_or(u64::MAX, |t| t - self.app_written);
         let produced = self.app_produced(now).saturating_sub(self.app_written);
-        self.app_written += room.min(left).min(produced);
+        let write = room.min(left);
+        self.app_written += write.min(produced);
+        if let Some(bps) = self.app_rate_bps.filter(|_| produced > write) {
+            // The application blocked on the full buffer: a reader stops reading
+            // meanwhile, so production restarts from what it has written.
+            let ps = self.app_written as u128 * 8 * PS_PER_S as u128 / bps as u128;
+            self.app_epoch = SimTime(now.ps().saturating_sub(ps.min(u64::MAX as u128) as u64));
+        }
         if self.q_snd() >= self.b_snd {
             self.app_blocked = true;
         }
