@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::monitor::host_io::IoCounters;
+use crate::net::tcp_nic::StreamTotals;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Summary {
@@ -102,14 +103,8 @@ pub struct NicStreamSummary {
     pub entry: u32,
     /// The flow, null for the shared entry.
     pub flow: Option<String>,
-    pub frames: u64,
-    /// L2 frame bytes sent.
-    pub bytes: u64,
-    /// Arbitrations won, and lost while Ready.
-    pub won: u64,
-    pub lost: u64,
-    /// Longest time from becoming Ready to starting transmission, s (the starvation metric).
-    pub max_ready_wait_s: f64,
-    /// IPG count n loaded after the stream's last frame.
-    pub last_ipg_count: u32,
+    /// Frames, L2 bytes, arbitrations won and lost (while Ready), the longest
+    /// Ready-to-send wait in s (the starvation metric) and the last IPG count.
+    #[serde(flatten)]
+    pub totals: StreamTotals,
 }

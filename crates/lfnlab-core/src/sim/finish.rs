@@ -56,16 +56,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             let streams = r
                 .streams
                 .iter()
-                .map(|st| NicStreamSummary {
-                    entry: st.entry,
-                    flow: w.flow_names.get(st.flow as usize).cloned(),
-                    frames: st.frames,
-                    bytes: st.bytes,
-                    won: st.won,
-                    lost: st.lost,
-                    max_ready_wait_s: st.max_ready_wait_s,
-                    last_ipg_count: st.last_ipg_count,
-                })
+                .map(|st| NicStreamSummary { entry: st.entry, flow: w.flow_names.get(st.flow as usize).cloned(), totals: st.totals })
                 .collect();
             Some(NicSummary { host: h.io.name.clone(), ring_blocks: r.ring_blocks, shared_packets: r.shared_packets, streams })
         })

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..outcome import Check
 from ..path03 import ACKS_IN, FLOW, SENDER_NIC
-from .common03 import MBPS, flow_entry, trial_stats
+from .common03 import MBPS, PREAMBLE_BYTES, flow_entry, trial_stats
 
 __all__ = [
     "RCV_MONITOR",
@@ -57,8 +57,6 @@ MSS = 1448
 BASE_RTT_S = 0.2
 #: spec 03 §2.9: initial cwnd 2 segments.
 IW_SEGMENTS = 2
-#: spec 03 §2.2: preamble bytes before every frame at the NIC.
-PREAMBLE_BYTES = 8
 #: F of the F2 rate check: a full-size frame (1500 + 18) plus its preamble.
 FRAME_PREAMBLE_BYTES = 1500 + 18 + PREAMBLE_BYTES
 

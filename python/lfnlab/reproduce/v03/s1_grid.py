@@ -33,11 +33,17 @@ from ..outcome import Check, Figure, Outcome, Table
 from ..path03 import FE_BPS, FLOW, GBE_BPS, sgrid_scenario, tcp_nic_qdisc
 from ..registry import Experiment
 from ..runner import Job, RunContext
-from .common03 import completion_throughput_mbps, expectation, expectations_table, flow_entry, trial_stats
+from .common03 import (
+    IPG_COUNT_MAX,
+    NIC_TICK_S,
+    TCP_HANDOFF_COLLAPSE_NOTE,
+    completion_throughput_mbps,
+    expectation,
+    expectations_table,
+    flow_entry,
+    trial_stats,
+)
 
-#: spec 03 §2.7.4: the remaining-IPG field counts 64 ns ticks and is 23 bits wide.
-NIC_TICK_S = 64e-9
-IPG_COUNT_MAX = 2**23 - 1
 #: The grid of spec 03 §3 S1 (open point 2: 4096, not the paper's "4196").
 LATENCIES_MS = (2, 10, 25, 50, 100, 150)
 FIXED_IPGS_BYTES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
@@ -82,18 +88,6 @@ DYNAMIC_WIRE = Mode(
 )
 DYNAMICS = (DYNAMIC, DYNAMIC_WIRE)
 
-
-COLLAPSE_NOTE = (
-    "Finding (spec 03 open point 10): with the default `rtt_timestamp_point = tcp_handoff` the RTT TCP measures "
-    "includes the time a segment waits in the NIC, and the dynamic IPG is computed from the current cwnd and that srtt "
-    "(spec 03 §2.7.2). After a retransmission timeout cwnd is 1, so every segment still queued in the NIC leaves one "
-    "srtt after the previous one; the retransmission waits behind them, further timeouts add duplicates to the same "
-    "queue, and the samples push srtt (and the IPG, up to its 536.9 ms maximum) higher still. A run caught this way "
-    "can take hours of simulated time or not finish within the cap. For tcp_handoff, finishing and steady progress are "
-    "therefore reported (tables, expectations), not checked; with `wire_departure` (RTT from the frame's departure) "
-    "they are checked. The default is not changed (open point 10). A Linux refinement that would avoid the pile-up "
-    "(not retransmitting a segment still queued in the host) is not part of the Linux 2.4-like model of spec 03 §2.9."
-)
 
 def fixed_mode(ipg_bytes: int) -> Mode:
     qdisc = tcp_nic_qdisc("fixed", ipg_bytes)
@@ -680,7 +674,7 @@ def same_as_default(runs: pd.DataFrame, ipg_bytes: int = 8) -> int:
 
 def _notes(p: Params, runs: pd.DataFrame) -> list[str]:
     notes = [
-        COLLAPSE_NOTE,
+        TCP_HANDOFF_COLLAPSE_NOTE,
         "Throughput = payload bytes / completion time, the time the last byte was acknowledged (summary `completion_s`), "
         "in Mbps = 10^6 bit/s (spec 03 §2.2, §3). Cell statistics use the finished runs only; `finished` says how many.",
         "GbE Default is the plain NIC with its 8-byte IPG (pfifo, no interface-queue limit); the Fixed modes are the "

@@ -34,7 +34,16 @@ from ..outcome import Check, Figure, Outcome, Table
 from ..path03 import GBE_BPS, stwo_scenario, tcp_nic_qdisc
 from ..registry import Experiment
 from ..runner import Job, RunContext
-from .common03 import completion_throughput_mbps, expectation, expectations_table, flow_entry, trial_stats
+from .common03 import (
+    IPG_COUNT_MAX,
+    PREAMBLE_BYTES,
+    TCP_HANDOFF_COLLAPSE_NOTE,
+    completion_throughput_mbps,
+    expectation,
+    expectations_table,
+    flow_entry,
+    trial_stats,
+)
 
 #: The two streams of spec 03 §3 S2 and their one-way latencies.
 STREAMS = ("s0", "s1")
@@ -42,12 +51,9 @@ STREAM_LATENCY_MS = {"s0": 30, "s1": 2}
 #: The RTT sources of the dynamic IPG (spec 03 §2.7.6; open point 10), default first.
 RTT_POINTS = ("tcp_handoff", "wire_departure")
 SHORT = {"tcp_handoff": "handoff", "wire_departure": "wire"}
-#: spec 03 §2.7.4: 23-bit remaining-IPG field.
-IPG_COUNT_MAX = 2**23 - 1
 #: Full-size frame (1500-byte IP packet + 18) and the NIC's per-frame additions (spec 03 §2.2,
 #: §2.7.5): 8 bytes of preamble and the MAC's minimum gap of 8 bytes between any two frames.
 FRAME_BYTES = 1518
-PREAMBLE_BYTES = 8
 NIC_MIN_IFG_BYTES = 8
 #: spec 03 §4 S2 "much higher": read as at least 1.5 × (CHOICE).
 MUCH = 1.5
@@ -72,17 +78,6 @@ FULL = Params(seeds=10, bytes0=200e6, bytes1=300e6)
 QUICK = Params(seeds=2, bytes0=20e6, bytes1=30e6, max_duration_s=600.0)
 
 
-COLLAPSE_NOTE = (
-    "Finding (spec 03 open point 10): with the default `rtt_timestamp_point = tcp_handoff` the RTT TCP measures "
-    "includes the time a segment waits in the NIC, and the dynamic IPG is computed from the current cwnd and that srtt "
-    "(spec 03 §2.7.2). After a retransmission timeout cwnd is 1, so every segment still queued in the NIC leaves one "
-    "srtt after the previous one; the retransmission waits behind them, further timeouts add duplicates to the same "
-    "queue, and the samples push srtt (and the IPG, up to its 536.9 ms maximum) higher still. A run caught this way "
-    "can take hours of simulated time or not finish within the cap. For tcp_handoff, finishing and steady progress are "
-    "therefore reported (tables, expectations), not checked; with `wire_departure` (RTT from the frame's departure) "
-    "they are checked. The default is not changed (open point 10). A Linux refinement that would avoid the pile-up "
-    "(not retransmitting a segment still queued in the host) is not part of the Linux 2.4-like model of spec 03 §2.9."
-)
 
 def run_label(point: str, seed: int) -> str:
     return f"{SHORT[point]}-s{seed:02d}"
@@ -482,7 +477,7 @@ def _checks(out: Outcome, p: Params, runs: pd.DataFrame, bound_s: float) -> None
 def _notes(p: Params, runs: pd.DataFrame, bound_s: float) -> list[str]:
     slot = frame_slot_s() * 1e6
     notes = [
-        COLLAPSE_NOTE,
+        TCP_HANDOFF_COLLAPSE_NOTE,
         f"Ready-to-send bound (spec 03 §2.7.5): a full-size frame holds the MAC for (1518 + 8 preamble + 8 minimum gap) "
         f"× 8 ns = {slot:.3f} µs. A stream that becomes Ready waits at most for the frame in progress (one slot). At the "
         "next arbitration the other stream, if Ready too, can win only if its wait counter is at least as high (ties go "

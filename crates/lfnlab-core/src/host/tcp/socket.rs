@@ -248,12 +248,10 @@ impl TcpSocket {
                 self.completed_at = Some(now);
             }
         }
-        if let Some(c) = self.cps.as_mut().filter(|c| c.is_active()) {
-            if self.snd.in_open_slow_start() {
-                let srtt = self.rtt.srtt.unwrap_or(Span::ZERO);
-                c.on_ack(now, h.ack, self.snd.snd_max, srtt, self.snd.window_cap_segments());
-            } else {
-                c.end(now);
+        if self.cps.is_some() {
+            let (snd_max, srtt, cap) = (self.snd.snd_max, self.rtt.srtt.unwrap_or(Span::ZERO), self.snd.window_cap_segments());
+            if let Some(c) = self.active_cps(now) {
+                c.on_ack(now, h.ack, snd_max, srtt, cap);
             }
         }
         if h.payload > 0 {
@@ -275,6 +273,18 @@ impl TcpSocket {
         }
         self.rcv.fill_ack(&mut a);
         out.push(self.packet(a));
+    }
+
+    /// Clustered Packet Spacing while it still acts: only in an open initial
+    /// slow start (spec 03 §2.5 scope); anything else ends it for good.
+    fn active_cps(&mut self, now: SimTime) -> Option<&mut Cps> {
+        let open_slow_start = self.snd.in_open_slow_start();
+        let c = self.cps.as_mut().filter(|c| c.is_active())?;
+        if !open_slow_start {
+            c.end(now);
+            return None;
+        }
+        Some(c)
     }
 
     /// TSQ limit: max(2 segments, pacing_rate × 1 ms), capped at 1 MiB (spec 06 §2.8).
@@ -310,10 +320,7 @@ impl TcpSocket {
                 Ok(s) => s,
                 Err(lim) => break lim,
             };
-            if let Some(c) = &mut self.cps {
-                if c.is_active() && !self.snd.in_open_slow_start() {
-                    c.end(now);
-                }
+            if let Some(c) = self.active_cps(now) {
                 let t = c.release_at(now);
                 if t > now {
                     // CPS rule (1): the segment waits for its timer tick.

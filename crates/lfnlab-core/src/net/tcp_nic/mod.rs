@@ -26,4 +26,4 @@ mod tests;
 pub use config::{NicMode, RttPoint, TcpNicConfig};
 pub use counter::CounterFields;
 pub use qdisc::TcpNicQdisc;
-pub use report::{StreamReport, TcpNicReport};
+pub use report::{StreamReport, StreamTotals, TcpNicReport};

@@ -1,7 +1,7 @@
 //! What the TCP-aware NIC reports at the end of a run (spec 03 §2.7.5
 //! starvation metric, S2 arbitration counts, open point 12 ring blocks).
 
-/// One CAM entry's totals.
+/// One CAM entry: which connection it holds, and its totals.
 #[derive(Clone, Debug, serde::Serialize, PartialEq)]
 pub struct StreamReport {
     /// CAM entry; 0 is the shared entry.
@@ -9,6 +9,13 @@ pub struct StreamReport {
     /// Flow of the stream; `u32::MAX` for the shared entry.
     pub flow: u32,
     pub dir: u8,
+    #[serde(flatten)]
+    pub totals: StreamTotals,
+}
+
+/// A stream's totals over the run (also written per stream in `summary.json` `nics`).
+#[derive(Clone, Copy, Debug, serde::Serialize, PartialEq)]
+pub struct StreamTotals {
     pub frames: u64,
     /// L2 frame bytes sent.
     pub bytes: u64,

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::report::StreamReport;
+use super::report::{StreamReport, StreamTotals};
 use crate::engine::time::{SimTime, Span};
 use crate::net::packet::{FlowId, Packet};
 
@@ -71,12 +71,14 @@ impl Stream {
             entry,
             flow: self.flow,
             dir: self.dir,
-            frames: self.frames,
-            bytes: self.bytes,
-            won: self.won,
-            lost: self.lost,
-            max_ready_wait_s: self.max_ready_wait.as_secs_f64(),
-            last_ipg_count: self.last_ipg_count,
+            totals: StreamTotals {
+                frames: self.frames,
+                bytes: self.bytes,
+                won: self.won,
+                lost: self.lost,
+                max_ready_wait_s: self.max_ready_wait.as_secs_f64(),
+                last_ipg_count: self.last_ipg_count,
+            },
         }
     }
 }

@@ -122,7 +122,7 @@ fn counter_decrements_once_per_tick() {
         assert!(f.active);
         assert_eq!(f.ready, k == 128, "k {k}");
     }
-    assert_eq!(q.report().streams[0].last_ipg_count, 128);
+    assert_eq!(q.report().streams[0].totals.last_ipg_count, 128);
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn max_ipg_is_536_9_ms_and_clamps_dynamic_ipg() {
         other => panic!("{other:?}"),
     }
     assert_eq!(q.counter_word(1, SimTime(frame_end)) >> 9, 8_388_607);
-    assert_eq!(q.report().streams[0].last_ipg_count, 8_388_607);
+    assert_eq!(q.report().streams[0].totals.last_ipg_count, 8_388_607);
     // A vanishing window (X_i → 0, IPG → ∞) clamps too; NaN inputs give 1.
     let tiny = Some(snap(1e-300, 1.0));
     assert_eq!(dynamic_count(tiny, 1518, GBE, cfg.tick, cfg.max_ipg_count()), 8_388_607);
@@ -178,10 +178,10 @@ fn ready_needs_zero_remaining_and_data() {
     assert!(f.active && !f.ready && f.remaining == 0);
     // A packet arriving after the IPG ran out makes the stream Ready at its
     // arrival: the starvation metric counts from there (§2.7.5).
-    assert_eq!(q.report().streams[0].max_ready_wait_s, 0.0);
+    assert_eq!(q.report().streams[0].totals.max_ready_wait_s, 0.0);
     q.enqueue(SimTime(later), tcp(0, 1500)).unwrap();
     frame(q.dequeue(SimTime(later + 100_000), &View::none()));
-    assert_eq!(q.report().streams[0].max_ready_wait_s, 100e-9);
+    assert_eq!(q.report().streams[0].totals.max_ready_wait_s, 100e-9);
 }
 
 #[test]
@@ -225,12 +225,12 @@ fn dynamic_spacing_is_rtt_over_cwnd() {
         assert!((2 * PS_PER_S / 1000..2 * PS_PER_S / 1000 + TICK_PS).contains(&d), "spacing {d} ps");
     }
     // IPG = 1526 × (1/763 000 − 1/1.25e8) s = 1 987 792 ns → 31 059.25 → 31 060 ticks.
-    assert_eq!(q.report().streams[0].last_ipg_count, 31_060);
+    assert_eq!(q.report().streams[0].totals.last_ipg_count, 31_060);
     // X_i ≥ Y: n = 1, frames leave every frame + 8 B.
     let mut q = TcpNicQdisc::new(TcpNicConfig::new(GBE));
     let tr = drive(&mut q, &View::uniform(100_000.0, 0.01), &[tcp(0, 1500)], 20);
     assert!(tr.windows(2).all(|w| w[1].0 - w[0].0 == (F + 8) * BYTE_PS));
-    assert_eq!(q.report().streams[0].last_ipg_count, 1);
+    assert_eq!(q.report().streams[0].totals.last_ipg_count, 1);
     // An IPG that is an exact multiple of the tick gets exactly that many ticks:
     // srtt/cwnd = 12.208 µs + k × 64 ns leaves a gap of k ticks after a full frame.
     for k in 1..300u64 {
@@ -240,7 +240,7 @@ fn dynamic_spacing_is_rtt_over_cwnd() {
     // No snapshot: n = 1 as well.
     let mut q = TcpNicQdisc::new(TcpNicConfig::new(GBE));
     drive(&mut q, &View::none(), &[tcp(0, 1500)], 3);
-    assert_eq!(q.report().streams[0].last_ipg_count, 1);
+    assert_eq!(q.report().streams[0].totals.last_ipg_count, 1);
 }
 
 #[test]
@@ -254,8 +254,8 @@ fn two_streams_at_half_the_line_alternate() {
     let r = q.report();
     let frame_s = (F * BYTE_PS) as f64 / PS_PER_S as f64;
     for s in &r.streams {
-        assert!(s.frames >= 499, "{s:?}");
-        assert!(s.max_ready_wait_s <= 2.0 * frame_s, "{s:?}");
+        assert!(s.totals.frames >= 499, "{s:?}");
+        assert!(s.totals.max_ready_wait_s <= 2.0 * frame_s, "{s:?}");
     }
 }
 
@@ -271,9 +271,9 @@ fn paced_stream_next_to_greedy_one_waits_at_most_a_frame() {
     let r = q.report();
     let paced = r.streams.iter().find(|s| s.flow == 1).unwrap();
     assert_eq!(paced.entry, 1);
-    assert!(paced.max_ready_wait_s <= frame_s + gap_s, "{paced:?}");
+    assert!(paced.totals.max_ready_wait_s <= frame_s + gap_s, "{paced:?}");
     let dur_s = tr.last().unwrap().0 as f64 / PS_PER_S as f64;
-    assert!(paced.frames as f64 >= dur_s / 1.02e-3, "{paced:?} over {dur_s} s");
+    assert!(paced.totals.frames as f64 >= dur_s / 1.02e-3, "{paced:?} over {dur_s} s");
     // The paced stream has the higher entry: it loses one tie, then its wait
     // counter beats the greedy stream's (reset at each of its wins).
     let mut q = TcpNicQdisc::new(TcpNicConfig::new(GBE));
@@ -281,9 +281,9 @@ fn paced_stream_next_to_greedy_one_waits_at_most_a_frame() {
     let r = q.report();
     let paced = r.streams.iter().find(|s| s.flow == 1).unwrap();
     assert_eq!(paced.entry, 2);
-    assert!(paced.lost > 0 && paced.max_ready_wait_s <= 2.0 * (frame_s + gap_s), "{paced:?}");
+    assert!(paced.totals.lost > 0 && paced.totals.max_ready_wait_s <= 2.0 * (frame_s + gap_s), "{paced:?}");
     let greedy = r.streams.iter().find(|s| s.flow == 0).unwrap();
-    assert!(greedy.frames > 10 * paced.frames);
+    assert!(greedy.totals.frames > 10 * paced.totals.frames);
 }
 
 #[test]
@@ -311,7 +311,7 @@ fn ties_go_to_the_lowest_entry_and_wait_saturates() {
     }
     assert_eq!(fields(&q, 130, t).wait, 127);
     assert_eq!(q.counter_word(130, SimTime(t)) & 0x7f, 127);
-    assert_eq!(q.report().streams[129].lost, 129);
+    assert_eq!(q.report().streams[129].totals.lost, 129);
     assert_eq!(frame(q.dequeue(SimTime(t), &View::none())).flow, 129);
 }
 
@@ -378,7 +378,7 @@ fn cam_overflow_and_udp_use_shared_entry_zero() {
     assert!(matches!(q.dequeue(SimTime(t), &View::none()), Dequeue::Empty));
     let r = q.report();
     assert_eq!(r.shared_packets, 2);
-    let e: Vec<_> = r.streams.iter().map(|s| (s.entry, s.flow, s.frames, s.last_ipg_count)).collect();
+    let e: Vec<_> = r.streams.iter().map(|s| (s.entry, s.flow, s.totals.frames, s.totals.last_ipg_count)).collect();
     assert_eq!(e, vec![(0, u32::MAX, 2, 128), (1, 0, 1, 1), (2, 1, 1, 1)]);
     assert_eq!(q.stats().enqueued, 4);
     assert_eq!(q.stats().dequeued, 4);
@@ -461,7 +461,7 @@ fn random_traffic_keeps_order_pacing_and_conservation() {
     assert_eq!(st.dequeued, sent);
     assert_eq!(st.enqueued, st.dequeued + st.packets);
     let r = q.report();
-    assert_eq!(r.streams.iter().map(|s| s.frames).sum::<u64>(), sent);
+    assert_eq!(r.streams.iter().map(|s| s.totals.frames).sum::<u64>(), sent);
     assert!(r.shared_packets > 0 && r.streams[0].entry == 0 && r.streams.len() == 9);
     assert!(sent > 5_000 && r.ring_blocks > 0, "seed {seed}: {sent} frames, {} ring blocks", r.ring_blocks);
 }
