@@ -12,6 +12,7 @@ pub mod error;
 pub mod host;
 pub mod monitor;
 pub mod net;
+pub mod quickstart;
 pub mod results;
 pub mod scenario;
 pub mod sim;

@@ -43,12 +43,12 @@ impl UdpCbr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{PacketKind, TcpHeader};
+    use crate::net::packet::{IpFields, PacketKind, TcpHeader};
 
     #[test]
     fn period_is_wire_time_at_tc() {
         // 1500-byte IP packets at 500 Mbit/s: T = 8·1538/5e8 = 24.608 µs.
-        let p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: 1500, tcp: TcpHeader::default(), tstamp: SimTime::ZERO };
+        let p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO };
         let mut a = UdpCbr::new(0, p, 500_000_000, SimTime(0), SimTime(PS_PER_S));
         a.fire(SimTime(0));
         assert_eq!(a.next_at, Some(SimTime(24_608_000)));

@@ -249,7 +249,7 @@ impl Qdisc for Fq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{PacketKind, TcpHeader};
+    use crate::net::packet::{IpFields, PacketKind, TcpHeader};
     use crate::net::queue::{FlowSnapshot, NoFlows};
 
     fn cfg() -> FqConfig {
@@ -265,11 +265,11 @@ mod tests {
 
     fn data(flow: FlowId, tstamp: SimTime) -> Packet {
         let tcp = TcpHeader { payload: 1448, ..TcpHeader::default() };
-        Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: 1500, tcp, tstamp }
+        Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp, tstamp }
     }
 
     fn ack(flow: FlowId) -> Packet {
-        Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 1, l3_bytes: 52, tcp: TcpHeader::default(), tstamp: SimTime::ZERO }
+        Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 1, l3_bytes: 52, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO }
     }
 
     fn t_us(x: u64) -> SimTime {

@@ -58,6 +58,9 @@ pub struct TcpHeader {
     pub dsack: bool,
     /// SACK blocks as (start − ack, end − ack).
     pub sack: [(u32, u32); MAX_SACK_BLOCKS],
+    /// TCP Quick-Start Response option (kind 27, spec 02 §2.2.5), raw bytes;
+    /// all zero when absent. It adds 8 bytes of TCP options.
+    pub qs_response: [u8; 8],
 }
 
 impl TcpHeader {
@@ -71,6 +74,33 @@ impl TcpHeader {
     }
 }
 
+/// Linux's default IP TTL (`net.ipv4.ip_default_ttl`; spec 02 §2.3.1 `initial_ip_ttl`).
+pub const DEFAULT_IP_TTL: u8 = 64;
+
+/// The IP header fields the simulator reads beyond addresses and length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IpFields {
+    /// Time to live, decremented by every routing hop (spec 02 §2.5.6).
+    pub ttl: u8,
+    /// IPv4 Quick-Start option (type 25, spec 02 §2.2.2–2.2.3), raw bytes;
+    /// all zero when absent. It adds 8 bytes to the IP header.
+    pub qs: [u8; 8],
+}
+
+impl Default for IpFields {
+    fn default() -> IpFields {
+        IpFields { ttl: DEFAULT_IP_TTL, qs: [0; 8] }
+    }
+}
+
+impl IpFields {
+    /// Does the packet carry a Quick-Start IP option?
+    #[inline]
+    pub fn has_qs(&self) -> bool {
+        self.qs[0] != 0
+    }
+}
+
 /// A frame in flight or in a queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
@@ -80,8 +110,9 @@ pub struct Packet {
     pub kind: PacketKind,
     /// 0: from the flow's initiator (the `from` host), 1: from the acceptor.
     pub dir: u8,
-    /// IP packet length in bytes (L3).
+    /// IP packet length in bytes (L3), options included.
     pub l3_bytes: u32,
+    pub ip: IpFields,
     pub tcp: TcpHeader,
     /// Earliest departure time stamped by an EDT sender (spec 06 §5.3 `edt`);
     /// zero when unstamped.
@@ -117,12 +148,13 @@ mod tests {
 
     #[test]
     fn packet_is_compact() {
-        assert!(std::mem::size_of::<Packet>() <= 112, "{}", std::mem::size_of::<Packet>());
+        // Two cache lines; the Quick-Start options (spec 02) took it from 112 to 128.
+        assert!(std::mem::size_of::<Packet>() <= 128, "{}", std::mem::size_of::<Packet>());
     }
 
     #[test]
     fn framing() {
-        let mut p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: 1500, tcp: TcpHeader::default(), tstamp: SimTime::ZERO };
+        let mut p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO };
         // 1500-byte IP packet: L2 1518, wire 1538 (spec 06 §1.2).
         assert_eq!(p.l2_bytes(), 1518);
         assert_eq!(p.wire_bytes(12), 1538);

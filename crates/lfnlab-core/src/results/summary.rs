@@ -23,6 +23,10 @@ pub struct Summary {
     pub hosts: Vec<HostSummary>,
     /// Per host with a TCP-aware NIC: its streams (spec 03 §2.7.5).
     pub nics: Vec<NicSummary>,
+    /// Per interface with the Quick-Start function: its counters (spec 02 §2.5.7).
+    pub quickstart_interfaces: Vec<QsInterfaceSummary>,
+    /// Frames a routing hop dropped because their IP TTL ran out.
+    pub ttl_drops: u64,
     /// End-of-run conservation check (spec 06 §7 V5).
     pub conservation: ConservationSummary,
 }
@@ -41,6 +45,46 @@ pub struct FlowSummary {
     pub completion_s: Option<f64>,
     /// Clustered Packet Spacing (spec 03 §2.5), for flows that use it.
     pub cps: Option<CpsSummary>,
+    /// `request_response`: time from the client's SYN to the last response
+    /// byte delivered to the client, s (spec 02 §3.1; null if unfinished).
+    pub response_time_s: Option<f64>,
+    /// Quick-Start of the data sender (spec 02 §2.3), for flows that use it.
+    pub quickstart: Option<QsFlowSummary>,
+}
+
+/// A connection's Quick-Start sender and receiver (spec 02 §2.3–2.4).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct QsFlowSummary {
+    /// State at the end of the run (`idle`, `req_sent`, …, `done`, `disabled`).
+    pub state: String,
+    pub requests: u64,
+    /// Valid echoes with rate ≥ 1.
+    pub approvals: u64,
+    pub nonce_failures: u64,
+    pub not_useful: u64,
+    pub reports_sent: u64,
+    /// Rate codes of the last request and its valid echo (0 = none).
+    pub requested_code: u8,
+    pub approved_code: u8,
+    /// W_qs and segments sent in QS mode of the last episode.
+    pub w_qs: u32,
+    pub qs_pkts_sent: u32,
+    /// How the last request ended (null while outstanding).
+    pub outcome: Option<String>,
+    /// When the last QS mode started, s.
+    pub qs_start_s: Option<f64>,
+    /// Responses the other end echoed, and dropped for lack of option space.
+    pub echoed: u64,
+    pub echo_no_space: u64,
+}
+
+/// One Quick-Start interface (spec 02 §2.5.7).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct QsInterfaceSummary {
+    /// The egress, named as its queue (`"a->b"` or `"a:ifq"`).
+    pub name: String,
+    #[serde(flatten)]
+    pub counters: crate::quickstart::router::RouterCounters,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

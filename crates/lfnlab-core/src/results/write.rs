@@ -207,6 +207,8 @@ mod tests {
                 fast_retransmits: 1,
                 completion_s: None,
                 cps: None,
+                response_time_s: None,
+                quickstart: None,
             }],
             queues: vec![QueueSummary {
                 name: "wan->rcv".into(),
@@ -217,6 +219,8 @@ mod tests {
             }],
             hosts: Vec::new(),
             nics: Vec::new(),
+            quickstart_interfaces: Vec::new(),
+            ttl_drops: 0,
             conservation: ConservationSummary {
                 frames_emitted: 1,
                 frames_delivered: 1,

@@ -6,6 +6,7 @@ use super::cc_names::{available, check_cc};
 use super::links::Graph;
 use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec};
 use super::nodes::{check_profile, kind_name};
+use super::quickstart::resolve_flow_qs;
 use super::profiles::{default_cc, profile_params, DEFAULT_PROFILE};
 use super::resolve::Ctx;
 use super::cc_params::resolve_cc_params;
@@ -19,6 +20,8 @@ use crate::error::InputError;
 const DEFAULT_SNDBUF: ByteSize = ByteSize::from_bytes(4 << 20);
 /// CHOICE: the Linux `tcp_rmem` maximum (6 MiB), for the same reason.
 const DEFAULT_RCVBUF: ByteSize = ByteSize::from_bytes(6 << 20);
+/// spec 02 §3.1: the client's request.
+const DEFAULT_REQUEST: ByteSize = ByteSize::from_bytes(100);
 /// A full-size Ethernet IP packet.
 const DEFAULT_UDP_SIZE: u32 = 1500;
 /// IPv4 and UDP headers with no payload.
@@ -68,13 +71,52 @@ pub fn resolve_flows(
             ));
         }
         f.start.get_or_insert(TimeSpan::ZERO);
-        let sender = &nodes[from];
         match f.kind {
-            FlowKind::TcpBulk => resolve_tcp_bulk(f, i, sender, ctx)?,
-            FlowKind::UdpCbr => resolve_udp_cbr(f, i, sender, duration, ctx)?,
+            FlowKind::TcpBulk => {
+                refuse_keys(&[("request", f.request.is_some()), ("response", f.response.is_some())], i, "tcp_bulk", "request_response", ctx)?;
+                resolve_tcp_bulk(f, i, &nodes[from], ctx)?;
+                resolve_quickstart(f, i, &nodes[from], ctx)?;
+            }
+            FlowKind::RequestResponse => {
+                refuse_keys(&[("bytes", f.bytes.is_some()), ("app_rate", f.app_rate.is_some())], i, "request_response", "tcp_bulk", ctx)?;
+                // The server (`to`) sends the data: its host gives the defaults.
+                resolve_tcp_bulk(f, i, &nodes[to], ctx)?;
+                let req = *f.request.get_or_insert(DEFAULT_REQUEST);
+                if req.bytes() == 0 {
+                    return Err(ctx.err(at("request"), "expected at least 1 byte of request"));
+                }
+                if f.response.is_some_and(|b| b.bytes() == 0) {
+                    return Err(ctx.err(at("response"), "expected at least 1 byte of response (omit `response` for unlimited data)"));
+                }
+                resolve_quickstart(f, i, &nodes[to], ctx)?;
+            }
+            FlowKind::UdpCbr => {
+                refuse_keys(
+                    &[("request", f.request.is_some()), ("response", f.response.is_some()), ("quickstart", f.quickstart.is_some())],
+                    i,
+                    "udp_cbr",
+                    "TCP",
+                    ctx,
+                )?;
+                resolve_udp_cbr(f, i, &nodes[from], duration, ctx)?;
+            }
         }
     }
     Ok(())
+}
+
+/// spec 02 §2.3.1 and §2.4: the flow's Quick-Start table, once its TCP
+/// parameters are resolved. `sender` is the host that sends the data.
+fn resolve_quickstart(f: &mut FlowSpec, i: usize, sender: &NodeSpec, ctx: &Ctx) -> Result<(), InputError> {
+    let Some(q) = &mut f.quickstart else { return Ok(()) };
+    let at = format!("flow[{i}].quickstart");
+    if sender.ip_version == Some(6) {
+        return Err(ctx.err(at, format!("Quick-Start is implemented for IPv4 only (spec 02 §2.2.6); host \"{}\" has ip_version = 6", sender.name)));
+    }
+    // H: the actual IP + TCP header of a full segment, options included (open point 3).
+    let ts = f.tcp.as_ref().and_then(|t| t.timestamps).unwrap_or(true);
+    let header = 20 + 20 + if ts { 12 } else { 0 };
+    resolve_flow_qs(q, header, &at, ctx)
 }
 
 /// The node index of a flow end, which must be a host.

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use super::model::{LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
 use super::queue_burst_red::{check_droptail_only, resolve_burst_red, Segment};
+use super::quickstart::resolve_router_qs;
 use super::resolve::Ctx;
 use super::units::TimeSpan;
 use crate::error::InputError;
@@ -94,6 +95,13 @@ pub fn resolve_links(
 ) -> Result<(), InputError> {
     for (i, l) in links.iter_mut().enumerate() {
         let at = |key: &str| format!("link[{i}].{key}");
+        // spec 02 §2.5.1: a Quick-Start interface on either egress.
+        if let Some(q) = &mut l.quickstart {
+            resolve_router_qs(q, &at("quickstart"), ctx)?;
+        }
+        if let Some(q) = &mut l.reverse_quickstart {
+            resolve_router_qs(q, &at("reverse_quickstart"), ctx)?;
+        }
         let from = graph
             .find(&l.from)
             .ok_or_else(|| ctx.err(at("from"), graph.unknown(&l.from)))?;

@@ -23,6 +23,8 @@ mod qdisc_ipg;
 mod qdisc_tcp_nic;
 pub use qdisc_tcp_nic::tcp_nic_config;
 mod queue_burst_red;
+mod quickstart;
+pub use quickstart::{flow_qs_config, router_qs_config};
 pub use queue_burst_red::burst_red_config;
 pub use host_memory::memory_model;
 pub use qdisc_ipg::ipg_config;

@@ -91,6 +91,11 @@ pub struct NodeSpec {
     pub pacing: Option<PacingSpec>,
     /// Memory-bandwidth model for `hosts.parquet` (spec 01 §2.6).
     pub memory: Option<MemorySpec>,
+    /// IP TTL of the host's packets (spec 02 §2.3.1 `initial_ip_ttl`), default 64.
+    pub ip_ttl: Option<u8>,
+    /// Quick-Start router function on every egress interface of this node
+    /// (spec 02 §2.5); a link's `quickstart` sets one interface instead.
+    pub quickstart: Option<QsRouterSpec>,
 }
 
 /// Sender pacing (spec 06 §4.3 rate; §5.3 who enforces it).
@@ -218,6 +223,87 @@ pub struct LinkSpec {
     pub reverse_queue: Option<QueueSpec>,
     /// Random loss applied to frames leaving `from` toward `to`.
     pub loss: Option<LossSpec>,
+    /// Quick-Start router function on the egress of `from` toward `to` (spec 02 §2.5).
+    pub quickstart: Option<QsRouterSpec>,
+    /// Quick-Start router function on the egress of `to` toward `from`.
+    pub reverse_quickstart: Option<QsRouterSpec>,
+}
+
+/// A Quick-Start interface ("router function", spec 02 §2.5.1).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QsRouterSpec {
+    /// Capacity C used by admission control, IP-level bit/s (required: no auto-detection).
+    pub capacity: Option<Rate>,
+    /// Metering interval D, default 1 s.
+    pub meter_interval: Option<TimeSpan>,
+    /// Approval history slots K, default 2 (history K·D).
+    pub ring_slots: Option<u32>,
+    /// Fraction θ of C available to Quick-Start, default 1.0.
+    pub thresh: Option<f64>,
+    /// `target_reduce` (default, RFC 4782 App. D) or `target_strict`.
+    pub admission: Option<String>,
+    /// `last_interval` (default) or `peak` (peak of the last `peak_samples` rates over `peak_sample`).
+    pub util_estimator: Option<String>,
+    /// `peak`: sample length S, default 150 ms.
+    pub peak_sample: Option<TimeSpan>,
+    /// `peak`: samples P (3..=20), default 3.
+    pub peak_samples: Option<u32>,
+    /// `zero` (default: zero rate, QS TTL and nonce) or `delete` (remove the option).
+    pub deny_action: Option<String>,
+    /// Requests beyond this many per second are refused unevaluated; unset = unlimited.
+    pub max_requests_per_s: Option<u32>,
+    /// Offset of the metering boundaries from time 0, default 0 s.
+    pub meter_phase: Option<TimeSpan>,
+    /// Per-packet processing-cost model (spec 02 §2.5.7), all 0 µs by default.
+    pub proc: Option<QsProcSpec>,
+}
+
+/// Processing cost per packet in microseconds (spec 02 §2.5.7).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QsProcSpec {
+    pub base_us: Option<f64>,
+    pub meter_us: Option<f64>,
+    pub opt_parse_us: Option<f64>,
+    pub update_us: Option<f64>,
+    pub nonce_field_us: Option<f64>,
+}
+
+/// Quick-Start on a connection (spec 02 §2.3.1 sender, §2.4 receiver): the
+/// data sender asks, the other end echoes.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QsFlowSpec {
+    /// Requested rate, converted to a rate code with `code_floor` (`round_up`: `code_ceil`).
+    pub rate: Option<Rate>,
+    /// Requested rate code N (1..=15), default 7 (5.12 Mbit/s); exclusive with `rate`.
+    pub rate_code: Option<u8>,
+    /// Convert `rate` with `code_ceil` instead of `code_floor`, default false.
+    pub round_up: Option<bool>,
+    /// Ask on connection setup (SYN or SYN/ACK of the data sender), default true.
+    pub on_connect: Option<bool>,
+    /// Ask again after an idle restart cut cwnd (spec 02 §2.6.4), default true.
+    pub on_idle_restart: Option<bool>,
+    /// Explicit application requests (the socket option, spec 02 §2.3.1): on the
+    /// first new data segment at or after each of these times.
+    pub request_at: Option<Vec<TimeSpan>>,
+    /// H of the Quick-Start window, bytes; default the actual IP + TCP header of a full segment.
+    pub header_bytes: Option<u32>,
+    /// Pacing timer rate HZ, default 1000.
+    pub hz: Option<u32>,
+    /// Smallest chunk M of the pacing timers, default 3 segments.
+    pub chunk_min: Option<u32>,
+    /// `none` (default) or `qs_window` (spec 02 §2.3.9).
+    pub ssthresh_policy: Option<String>,
+    /// `qs_window`: ssthresh = max(2, ⌊factor·W_qs⌋), default 1.0.
+    pub ssthresh_factor: Option<f64>,
+    /// Initial RTO of a SYN or SYN/ACK carrying a request, default 3 s.
+    pub syn_rto: Option<TimeSpan>,
+    /// Receiver: the highest rate code it echoes, default 15.
+    pub recv_max_rate_code: Option<u8>,
+    /// Receiver: ACK a segment carrying a request at once, default true.
+    pub immediate_ack: Option<bool>,
 }
 
 /// A router/emulator egress queue.
@@ -268,6 +354,9 @@ pub struct LossSpec {
 #[serde(rename_all = "snake_case")]
 pub enum FlowKind {
     TcpBulk,
+    /// A client (`from`) connects, sends `request` bytes; the server (`to`)
+    /// answers with `response` bytes (spec 02 §3.1).
+    RequestResponse,
     UdpCbr,
 }
 
@@ -304,10 +393,25 @@ pub struct FlowSpec {
     /// disk, spec 03 F3 `r_disk`), in whole segments from connection
     /// establishment; unset = as fast as the send buffer allows.
     pub app_rate: Option<Rate>,
+    /// `request_response`: request bytes the client sends, default 100 B.
+    pub request: Option<ByteSize>,
+    /// `request_response`: response bytes the server writes once the whole
+    /// request arrived; unset = unlimited (the server always has data).
+    pub response: Option<ByteSize>,
+    /// TCP flows: Quick-Start on this connection (spec 02 §2.3–2.4).
+    pub quickstart: Option<QsFlowSpec>,
     /// `udp_cbr`: transmission capacity including preamble and IPG (spec 05 §2.5).
     pub rate: Option<Rate>,
     /// `udp_cbr`: IP packet length in bytes, default 1500.
     pub size: Option<u32>,
+}
+
+impl FlowSpec {
+    /// The host that sends the flow's data: `to` (the server) for
+    /// `request_response`, else `from`.
+    pub fn data_sender(&self) -> &str {
+        if self.kind == FlowKind::RequestResponse { &self.to } else { &self.from }
+    }
 }
 
 /// TCP parameters of spec 06 §2–3. A profile fills every one; a flow or host may
@@ -330,7 +434,7 @@ pub struct TcpParams {
     pub rto_max: Option<TimeSpan>,
     /// `linux` or `rfc6298`.
     pub rto_formula: Option<String>,
-    /// `per_segment`, `delayed` or `linux_quickack`.
+    /// `per_segment`, `delayed`, `linux_quickack` or `linux_like` (spec 02 §2.6.2).
     pub ack_policy: Option<String>,
     /// Delayed-ACK timer: `fixed` or `adaptive`.
     pub delack: Option<String>,

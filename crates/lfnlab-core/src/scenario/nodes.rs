@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::model::{LinkSpec, NodeKind, NodeSpec};
 use super::profiles::PROFILES;
+use super::quickstart::resolve_router_qs;
 use super::resolve::Ctx;
 use super::pacing::check_pacing;
 use super::tcp_params::check_params;
@@ -17,6 +18,8 @@ const DEFAULT_IPG_BYTES: u32 = 12;
 const IPG_BYTES_RANGE: std::ops::RangeInclusive<u32> = 8..=1023;
 /// Ethernet MTU.
 const DEFAULT_MTU: u32 = 1500;
+/// spec 02 §2.3.1 `initial_ip_ttl`.
+const DEFAULT_IP_TTL: u8 = crate::net::packet::DEFAULT_IP_TTL;
 /// CHOICE: 576 B is the IPv4 minimum datagram every host must accept; 9600 B
 /// covers the jumbo frames of chapter 04 (9198 B) with room to spare.
 const MTU_RANGE: std::ops::RangeInclusive<u32> = 576..=9600;
@@ -78,7 +81,7 @@ pub fn check_nodes(nodes: &[NodeSpec], ctx: &Ctx) -> Result<(), InputError> {
     Ok(())
 }
 
-fn host_keys(n: &NodeSpec) -> [(&'static str, bool); 9] {
+fn host_keys(n: &NodeSpec) -> [(&'static str, bool); 10] {
     [
         ("nic_rate", n.nic_rate.is_some()),
         ("txqueuelen", n.txqueuelen.is_some()),
@@ -89,7 +92,18 @@ fn host_keys(n: &NodeSpec) -> [(&'static str, bool); 9] {
         ("profile", n.profile.is_some()),
         ("tcp", n.tcp.is_some()),
         ("pacing", n.pacing.is_some()),
+        ("ip_ttl", n.ip_ttl.is_some()),
     ]
+}
+
+/// Every node's Quick-Start interfaces (spec 02 §2.5.1).
+pub fn resolve_node_qs(nodes: &mut [NodeSpec], ctx: &Ctx) -> Result<(), InputError> {
+    for (i, n) in nodes.iter_mut().enumerate() {
+        if let Some(q) = &mut n.quickstart {
+            resolve_router_qs(q, &format!("node[{i}].quickstart"), ctx)?;
+        }
+    }
+    Ok(())
 }
 
 /// Host defaults and range checks, once the links are checked.
@@ -142,6 +156,10 @@ pub fn resolve_hosts(
         let mtu = *n.mtu.get_or_insert(DEFAULT_MTU);
         if !MTU_RANGE.contains(&mtu) {
             return Err(ctx.err(at("mtu"), format!("expected 576 to 9600 bytes, got {mtu}")));
+        }
+        let ttl = *n.ip_ttl.get_or_insert(DEFAULT_IP_TTL);
+        if ttl == 0 {
+            return Err(ctx.err(at("ip_ttl"), "expected an IP TTL from 1 to 255, got 0"));
         }
         let version = *n.ip_version.get_or_insert(4);
         if version != 4 && version != 6 {

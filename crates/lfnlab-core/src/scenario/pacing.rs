@@ -112,7 +112,7 @@ pub fn resolve_host_qdiscs(nodes: &mut [NodeSpec], flows: &[FlowSpec], ctx: &Ctx
         let name = nodes[ni].name.clone();
         // The first flow leaving this host whose pacing needs a qdisc, and that qdisc.
         let needs = flows.iter().enumerate().find_map(|(fi, f)| {
-            let p = f.pacing.as_ref().filter(|_| f.kind == FlowKind::TcpBulk && f.from == name)?;
+            let p = f.pacing.as_ref().filter(|_| f.kind != FlowKind::UdpCbr && f.data_sender() == name)?;
             qdisc_needed(&p.kind).map(|k| (fi, k, p.kind.clone()))
         });
         let mut q = nodes[ni].qdisc.take().unwrap_or_else(|| QdiscSpec { kind: needs.as_ref().map_or("pfifo", |n| n.1).into(), ..QdiscSpec::default() });

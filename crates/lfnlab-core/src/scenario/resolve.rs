@@ -8,7 +8,7 @@ use std::path::Path;
 use super::flows::resolve_flows;
 use super::links::{resolve_links, Graph};
 use super::model::{MonitorSpec, Scenario, SimSpec, TraceMode, TraceSpec};
-use super::nodes::{check_nodes, resolve_hosts};
+use super::nodes::{check_nodes, resolve_hosts, resolve_node_qs};
 use super::pacing::resolve_host_qdiscs;
 use super::units::TimeSpan;
 use crate::engine::time::Span;
@@ -36,6 +36,7 @@ pub fn resolve(mut s: Scenario, origin: &str) -> Result<Scenario, InputError> {
     let ctx = Ctx { file: origin };
     let duration = resolve_sim(&mut s.sim, origin, &ctx)?;
     check_nodes(&s.node, &ctx)?;
+    resolve_node_qs(&mut s.node, &ctx)?;
     let mut graph = Graph::new(&s.node);
     resolve_links(&mut s.link, &s.node, &mut graph, duration, &ctx)?;
     resolve_hosts(&mut s.node, &s.link, &ctx)?;

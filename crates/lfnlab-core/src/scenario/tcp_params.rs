@@ -103,22 +103,18 @@ pub fn merge(base: &TcpParams, over: &TcpParams) -> TcpParams {
     )
 }
 
-/// The typed configuration of a resolved scenario's `tcp_bulk` flow.
+/// The typed configuration of a resolved scenario's TCP flow.
 ///
 /// `abc_l = 0` becomes `u32::MAX` (L = ∞, spec 06 §2.1); `buffer_semantics =
 /// "setsockopt"` doubles `sndbuf` and `rcvbuf` as Linux does (spec 06 §2.3).
 ///
 /// # Panics
 /// If the scenario was not resolved (a TCP field is unset or invalid), or
-/// `flow_index` is out of range or names a flow that is not `tcp_bulk`.
+/// `flow_index` is out of range or names a UDP flow.
 pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
     const UNRESOLVED: &str = "tcp_config needs a scenario resolved by scenario::load_*";
     let flow = &s.flow[flow_index];
-    assert_eq!(
-        flow.kind,
-        FlowKind::TcpBulk,
-        "flow[{flow_index}] is not a tcp_bulk flow"
-    );
+    assert_ne!(flow.kind, FlowKind::UdpCbr, "flow[{flow_index}] is not a TCP flow");
     let p = flow.tcp.as_ref().expect(UNRESOLVED);
     fn name<T: FromStr>(v: &Option<String>) -> T {
         v.as_deref().and_then(|s| s.parse().ok()).expect(UNRESOLVED)

@@ -17,7 +17,12 @@ use crate::monitor::host_io::HostIo;
 use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::channel::Channel;
-use crate::net::packet::{NodeId, Packet, PacketKind, TcpHeader};
+use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAULT_IP_TTL};
+use crate::quickstart::receiver::QsEcho;
+use crate::quickstart::router::QsRouter;
+use crate::quickstart::sender::QsSender;
+use crate::host::tcp::socket::QsConn;
+use crate::apps::request_response::RequestResponse;
 use crate::net::fq::{Fq, FqConfig};
 use crate::net::ipg::IpgQdisc;
 use crate::net::tcp_nic::TcpNicQdisc;
@@ -78,6 +83,15 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             losses.push(loss);
             let nd = &s.node[x];
             let pi = port_specs.len() as u32;
+            // spec 02 §2.5.1: the interface's own table, else the node's.
+            let qs_key = if dir == 0 { "quickstart" } else { "reverse_quickstart" };
+            let qs_spec = if dir == 0 { l.quickstart.as_ref() } else { l.reverse_quickstart.as_ref() };
+            let qs = match (qs_spec, nd.quickstart.as_ref()) {
+                (Some(q), _) => Some((q, format!("link[{li}].{qs_key}"))),
+                (None, Some(q)) => Some((q, format!("node[{x}].quickstart->{}", s.node[y].name))),
+                (None, None) => None,
+            }
+            .map(|(q, name)| Box::new(QsRouter::new(scenario::router_qs_config(q), Stream::derive(seed, &name))));
             let port = if nd.kind == NodeKind::Host {
                 host_port[x] = Some(pi);
                 Port {
@@ -92,6 +106,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     host: None,
                     monitor: None,
                     name: format!("{}:ifq", nd.name),
+                    qs,
+                    ttl_decrement: 0,
                 }
             } else {
                 let q = if dir == 0 { l.queue.as_ref() } else { l.reverse_queue.as_ref() };
@@ -116,6 +132,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     host: None,
                     monitor: None,
                     name: format!("{}->{}", nd.name, s.node[y].name),
+                    qs,
+                    ttl_decrement: 1,
                 }
             };
             port_specs.push(port);
@@ -160,7 +178,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         let (ha, hb) = (host_of(a, &w)?, host_of(b, &w)?);
         let start = SimTime::ZERO + f.start.map_or(crate::engine::time::Span::ZERO, |t| t.span);
         match f.kind {
-            FlowKind::TcpBulk => {
+            FlowKind::TcpBulk | FlowKind::RequestResponse => {
+                let rr = f.kind == FlowKind::RequestResponse;
                 let cfg = scenario::tcp_config(s, fi);
                 let cc_name = f.cc.clone().ok_or_else(|| bad(format!("flow[{fi}].cc")))?;
                 let basis = match cfg.ssthresh_basis {
@@ -174,6 +193,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     remote: remote as NodeId,
                     ip_header_bytes: ip_header_bytes(s.node[local].ip_version),
                     mtu: s.node[local].mtu.unwrap_or(1500),
+                    ip_ttl: s.node[local].ip_ttl.unwrap_or(DEFAULT_IP_TTL),
                 };
                 let profile = f.profile.as_deref().unwrap_or(scenario::DEFAULT_PROFILE);
                 let given = f.cc_params.as_ref().map(scenario::cc_params_from_table).unwrap_or_default();
@@ -182,11 +202,35 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                 let cc_i = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed }).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
                 let cc_a = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed: seed.rotate_left(1) }).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
                 let mut init = TcpSocket::new(mk(a, b, 0), &cfg, cc_i);
-                init.snd.app_total = f.bytes.map(|b| b.bytes);
-                init.snd.app_rate_bps = f.app_rate.map(|r| r.bps);
                 let mut acc = TcpSocket::new(mk(b, a, 1), &cfg, cc_a);
-                acc.snd.app_total = Some(0);
                 let si = w.sockets.len() as u32;
+                let app = if rr {
+                    // spec 02 §3.1: the client writes its request; the server answers once it has it all.
+                    let req = f.request.map_or(100, |b| b.bytes);
+                    init.snd.app_total = Some(req);
+                    acc.snd.app_total = Some(0);
+                    w.rr_apps.push(RequestResponse::new(si, si + 1, req, f.response.map(|b| b.bytes)));
+                    Some(w.rr_apps.len() as u32 - 1)
+                } else {
+                    init.snd.app_total = f.bytes.map(|b| b.bytes);
+                    init.snd.app_rate_bps = f.app_rate.map(|r| r.bps);
+                    acc.snd.app_total = Some(0);
+                    None
+                };
+                if let Some(q) = &f.quickstart {
+                    // spec 02 §2.3–2.4: the data sender asks, both ends echo.
+                    let qcfg = scenario::flow_qs_config(q);
+                    let (data_host, sender_sock) = if rr { (hb, &mut acc) } else { (ha, &mut init) };
+                    let phase = host_tick_phase(seed, data_host, qcfg.hz);
+                    let rng = Stream::derive(seed, &format!("flow[{fi}].quickstart"));
+                    sender_sock.qs = Some(Box::new(QsConn {
+                        sender: Some(QsSender::new(qcfg.clone(), phase, rng)),
+                        echo: QsEcho::new(qcfg.recv_max_rate_code),
+                        immediate_ack: qcfg.immediate_ack,
+                    }));
+                    let other = if rr { &mut init } else { &mut acc };
+                    other.qs = Some(Box::new(QsConn { sender: None, echo: QsEcho::new(qcfg.recv_max_rate_code), immediate_ack: qcfg.immediate_ack }));
+                }
                 w.sockets.push(init);
                 w.sockets.push(acc);
                 w.socket_host.push(ha);
@@ -197,18 +241,21 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     None
                 } else {
                     let bin = if trace_mode == TraceMode::Bin { Some(trace_bin.unwrap_or(crate::engine::time::Span::from_ms(10))) } else { None };
-                    w.traces.push(ConnTrace::new(fi as u32, si, si + 1, bin, SimTime::ZERO));
+                    // The trace follows the data: server → client for request_response.
+                    let (snd, rcv) = if rr { (si + 1, si) } else { (si, si + 1) };
+                    w.traces.push(ConnTrace::new(fi as u32, snd, rcv, bin, SimTime::ZERO));
                     Some(w.traces.len() as u32 - 1)
                 };
                 w.socket_trace.push(trace_idx);
                 w.socket_trace.push(trace_idx);
-                w.flows.push(FlowEnds::Tcp(TcpFlow { initiator: si, acceptor: si + 1, start }));
+                w.flows.push(FlowEnds::Tcp(TcpFlow { initiator: si, acceptor: si + 1, start, app }));
                 // spec 03 §2.1: a sending host's burstiness in windows of its first flow's base RTT.
                 let rtt = propagation_rtt(&w, a as NodeId, b as NodeId);
-                let host = &mut w.hosts[ha as usize];
+                let (data_node, data_host) = if rr { (b, hb) } else { (a, ha) };
+                let host = &mut w.hosts[data_host as usize];
                 if trace_mode != TraceMode::Off && host.busy.is_none() && rtt > Span::ZERO {
                     let rate = w.ports[host.port as usize].rate_bps;
-                    host.busy = Some(BusyIdle::new(s.node[a].name.clone(), rtt, rate));
+                    host.busy = Some(BusyIdle::new(s.node[data_node].name.clone(), rtt, rate));
                 }
                 w.events.push(start, Event::FlowStart(fi as u32));
             }
@@ -222,6 +269,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     kind: PacketKind::Udp,
                     dir: 0,
                     l3_bytes: f.size.unwrap_or(1500),
+                    ip: IpFields { ttl: s.node[a].ip_ttl.unwrap_or(DEFAULT_IP_TTL), ..IpFields::default() },
                     tcp: TcpHeader::default(),
                     tstamp: SimTime::ZERO,
                 };
@@ -247,6 +295,13 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         }
     }
     Ok(w)
+}
+
+/// A host's tick-clock phase for Quick-Start pacing timers at `hz`: one
+/// uniform draw per host (spec 02 §2.3.7), the same for all its connections.
+fn host_tick_phase(seed: u64, host: u32, hz: u32) -> Span {
+    let u = Stream::derive(seed, &format!("host[{host}].qs_tick")).next_f64();
+    Span((u * (crate::engine::time::PS_PER_S / hz.max(1) as u64) as f64) as u64)
 }
 
 /// Twice the one-way propagation delay along the route from `from` to `to`

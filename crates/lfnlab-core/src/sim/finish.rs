@@ -12,7 +12,8 @@ use crate::error::Error;
 use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
 use crate::monitor::packet_capture::PacketsColumns;
 use crate::net::drop::DropCause;
-use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, NicStreamSummary, NicSummary, HostSummary, QueueSummary, Summary};
+use crate::host::tcp::socket::TcpSocket;
+use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, NicStreamSummary, NicSummary, HostSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -95,8 +96,18 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         let active = (duration - start).max(1e-12);
         let fs = match w.flows[fi] {
             FlowEnds::Tcp(t) => {
-                let snd = &w.sockets[t.initiator as usize];
-                let rcv = &w.sockets[t.acceptor as usize];
+                // The data goes initiator → acceptor, or server → client for request_response.
+                let (si, ri) = if t.app.is_some() { (t.acceptor, t.initiator) } else { (t.initiator, t.acceptor) };
+                let snd = &w.sockets[si as usize];
+                let rcv = &w.sockets[ri as usize];
+                let rr = t.app.map(|a| w.rr_apps[a as usize]);
+                if let Some(r) = rr {
+                    // The request direction keeps the same sequence-space invariant.
+                    let (c, sv) = (&w.sockets[r.client as usize], &w.sockets[r.server as usize]);
+                    if !(c.snd.snd_una <= sv.rcv.rcv_nxt && sv.rcv.rcv_nxt <= c.snd.snd_max) {
+                        problems.push(format!("flow {}: request sequence space does not hold", f.name));
+                    }
+                }
                 // spec 06 §7 V5: snd_una ≤ rcv_nxt ≤ snd_max; each byte reaches the application once.
                 if !(snd.snd.snd_una <= rcv.rcv.rcv_nxt && rcv.rcv.rcv_nxt <= snd.snd.snd_max) {
                     problems.push(format!(
@@ -110,7 +121,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                 let st = snd.snd.stats;
                 FlowSummary {
                     name: f.name.clone(),
-                    kind: "tcp_bulk".into(),
+                    kind: if rr.is_some() { "request_response" } else { "tcp_bulk" }.into(),
                     goodput_bps: rcv.rcv.bytes_read as f64 * 8.0 / active,
                     bytes_delivered: rcv.rcv.bytes_read,
                     retransmitted_segments: st.retrans,
@@ -118,6 +129,8 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                     fast_retransmits: st.fast_retrans,
                     completion_s: snd.completed_at.map(|t| t.as_secs_f64()),
                     cps: snd.cps.as_ref().map(|c| CpsSummary { handover_s: c.handover_at.map(|t| t.as_secs_f64()), spaced_rounds: c.spaced_rounds }),
+                    response_time_s: rr.and_then(|r| r.response_done_at).map(|t| t.as_secs_f64() - start),
+                    quickstart: qs_summary(snd, rcv),
                 }
             }
             FlowEnds::Udp(_) => {
@@ -132,6 +145,8 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                     fast_retransmits: 0,
                     completion_s: None,
                     cps: None,
+                    response_time_s: None,
+                    quickstart: None,
                 }
             }
         };
@@ -172,6 +187,12 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         queues,
         hosts,
         nics,
+        quickstart_interfaces: w
+            .ports
+            .iter()
+            .filter_map(|p| p.qs.as_ref().map(|q| QsInterfaceSummary { name: p.name.clone(), counters: q.counters() }))
+            .collect(),
+        ttl_drops: w.ttl_drops,
         conservation: ConservationSummary {
             frames_emitted: b.emitted_frames,
             frames_delivered: b.delivered_frames,
@@ -195,5 +216,28 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         hosts: hosts_cols.into_table(),
         busy: busy_cols.into_table(),
         scenario_toml: scenario::to_toml(s),
+    })
+}
+
+/// The data sender's Quick-Start state and the receiver's echo counters.
+fn qs_summary(snd: &TcpSocket, rcv: &TcpSocket) -> Option<QsFlowSummary> {
+    let q = snd.qs.as_ref()?.sender.as_ref()?;
+    let st = q.stats;
+    let echo = rcv.qs.as_ref().map(|r| r.echo);
+    Some(QsFlowSummary {
+        state: q.state.as_str().into(),
+        requests: st.requests,
+        approvals: st.approvals,
+        nonce_failures: st.nonce_failures,
+        not_useful: st.not_useful,
+        reports_sent: st.reports_sent,
+        requested_code: st.last_requested,
+        approved_code: st.last_approved,
+        w_qs: st.last_w_qs,
+        qs_pkts_sent: st.last_qs_pkts_sent,
+        outcome: st.last_outcome.map(|o| o.as_str().into()),
+        qs_start_s: st.last_qs_start.map(|t| t.as_secs_f64()),
+        echoed: echo.map_or(0, |e| e.echoed),
+        echo_no_space: echo.map_or(0, |e| e.no_space),
     })
 }

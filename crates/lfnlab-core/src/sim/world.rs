@@ -20,7 +20,10 @@ use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::packet::FlowId;
 use crate::net::queue::{Dequeue, FlowSnapshot, FlowView, NoFlows, Qdisc};
 use crate::net::routing::{NO_ROUTE, RouteTable};
+use crate::apps::request_response::{RequestResponse, ServerAction};
 use crate::apps::udp_cbr::UdpCbr;
+use crate::quickstart::option::OPT_BYTES;
+use crate::quickstart::router::QsRouter;
 
 /// An egress port: a queue discipline feeding one link direction.
 pub struct Port {
@@ -41,6 +44,24 @@ pub struct Port {
     /// Link monitor on this egress, if any.
     pub monitor: Option<u32>,
     pub name: String,
+    /// Quick-Start router function on this egress (spec 02 §2.5), boxed: rare.
+    pub qs: Option<Box<QsRouter>>,
+    /// IP-TTL decrement at this node: 1 at a routing hop, 0 at a host (spec 02 §2.5.5).
+    pub ttl_decrement: u8,
+}
+
+impl Port {
+    /// The Quick-Start function sees a packet entering this egress (spec 02
+    /// §2.5): it meters it and applies admission control to a request.
+    #[inline]
+    fn quickstart(&mut self, now: SimTime, pkt: &mut Packet) {
+        if let Some(r) = self.qs.as_mut() {
+            let out = r.on_packet(now, pkt.l3_bytes, &mut pkt.ip.qs, self.ttl_decrement);
+            if out.option_deleted {
+                pkt.l3_bytes -= OPT_BYTES;
+            }
+        }
+    }
 }
 
 /// What a host qdisc sees of the TCP connections at dequeue (spec 06 §5.3 `view`).
@@ -109,6 +130,8 @@ pub struct TcpFlow {
     pub initiator: u32,
     pub acceptor: u32,
     pub start: SimTime,
+    /// `request_response` flows: index in `World::rr_apps`.
+    pub app: Option<u32>,
 }
 
 pub enum FlowEnds {
@@ -171,6 +194,8 @@ pub struct World {
     pub flow_names: Vec<String>,
     /// Per flow: (initiator socket, acceptor socket) lookup by packet direction.
     pub udp: Vec<UdpCbr>,
+    /// Client/server exchanges (spec 02 §3.1).
+    pub rr_apps: Vec<RequestResponse>,
     /// UDP bytes delivered per flow.
     pub udp_delivered: Vec<(u64, u64)>,
     pub monitors: Vec<LinkMonitor>,
@@ -179,6 +204,8 @@ pub struct World {
     pub socket_trace: Vec<Option<u32>>,
     pub tcp_cols: TcpColumns,
     pub books: Books,
+    /// Frames dropped by a routing hop because their IP TTL ran out.
+    pub ttl_drops: u64,
     /// Scratch buffer for packets produced by a socket (reused, no allocation).
     out: Vec<Packet>,
 }
@@ -205,12 +232,14 @@ impl World {
             flows: Vec::new(),
             flow_names: Vec::new(),
             udp: Vec::new(),
+            rr_apps: Vec::new(),
             udp_delivered: Vec::new(),
             monitors: Vec::new(),
             traces: Vec::new(),
             socket_trace: Vec::new(),
             tcp_cols: TcpColumns::default(),
             books: Books::default(),
+            ttl_drops: 0,
             out: Vec::with_capacity(64),
         }
     }
@@ -269,6 +298,15 @@ impl World {
     fn deliver(&mut self, at: NodeId, pkt: Packet) {
         match self.nodes[at as usize] {
             NodeRole::Forwarder => {
+                // A routing hop decrements the IP TTL and drops at zero (RFC 791).
+                let mut pkt = pkt;
+                if pkt.ip.ttl <= 1 {
+                    self.books.dropped_frames += 1;
+                    self.books.dropped_bytes += pkt.l3_bytes as u64;
+                    self.ttl_drops += 1;
+                    return;
+                }
+                pkt.ip.ttl -= 1;
                 let port = self.routes.port(at, pkt.dst);
                 debug_assert_ne!(port, NO_ROUTE, "validated scenarios have routes");
                 if port == NO_ROUTE {
@@ -288,9 +326,10 @@ impl World {
     }
 
     /// Enqueue at a forwarding port; a refused frame is a tail drop.
-    fn enqueue_port(&mut self, port: u32, pkt: Packet) {
+    fn enqueue_port(&mut self, port: u32, mut pkt: Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
+        p.quickstart(now, &mut pkt);
         if let Some(m) = p.monitor {
             self.monitors[m as usize].advance(now, p.qdisc.stats());
         }
@@ -437,8 +476,24 @@ impl World {
                 self.sockets[s as usize].on_packet(self.now, &pkt, &mut out);
                 self.emit(s, &mut out);
                 self.out = out;
+                if let Some(a) = f.app.filter(|_| pkt.tcp.payload > 0) {
+                    self.on_app_delivery(a);
+                }
                 self.pump(s);
             }
+        }
+    }
+
+    /// Data reached an end of a request/response exchange (spec 02 §3.1).
+    fn on_app_delivery(&mut self, a: u32) {
+        let app = &mut self.rr_apps[a as usize];
+        let (c, sv) = (app.client as usize, app.server as usize);
+        let action = app.on_delivery(self.now, self.sockets[sv].rcv.rcv_nxt, self.sockets[c].rcv.rcv_nxt);
+        if let ServerAction::Respond(total) = action {
+            let snd = &mut self.sockets[sv].snd;
+            snd.app_total = total;
+            snd.app_write(self.now);
+            self.pump(sv as u32);
         }
     }
 
@@ -469,8 +524,9 @@ impl World {
         }
         let h = self.socket_host[s as usize];
         let port = self.hosts[h as usize].port;
-        for pkt in out.drain(..) {
+        for mut pkt in out.drain(..) {
             let p = &mut self.ports[port as usize];
+            p.quickstart(self.now, &mut pkt);
             let l3 = pkt.l3_bytes as u64;
             let data = pkt.is_data();
             let accepted = p.qdisc.enqueue(self.now, pkt).is_ok();
@@ -529,11 +585,12 @@ impl World {
 
     fn on_app_timer(&mut self, a: u32) {
         let app = &mut self.udp[a as usize];
-        let Some(pkt) = app.fire(self.now) else { return };
+        let Some(mut pkt) = app.fire(self.now) else { return };
         let next = app.next_at;
         let h = app.host;
         let port = self.hosts[h as usize].port;
         let p = &mut self.ports[port as usize];
+        p.quickstart(self.now, &mut pkt);
         let l3 = pkt.l3_bytes as u64;
         let l2 = pkt.l2_bytes();
         // The datagram was emitted either way; a full IFQ drops it (counted).

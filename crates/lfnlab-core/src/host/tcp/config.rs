@@ -43,7 +43,7 @@ named_enum!(
 );
 named_enum!(
     /// Receiver ACK policy (spec 06 §3).
-    AckPolicy { PerSegment => "per_segment", Delayed => "delayed", LinuxQuickack => "linux_quickack" }
+    AckPolicy { PerSegment => "per_segment", Delayed => "delayed", LinuxQuickack => "linux_quickack", LinuxLike => "linux_like" }
 );
 named_enum!(
     /// Delayed-ACK timer (spec 06 §3).

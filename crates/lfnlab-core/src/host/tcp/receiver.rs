@@ -7,6 +7,9 @@ use super::ranges::RangeSet;
 use crate::engine::time::{SimTime, Span};
 use crate::net::packet::{MAX_SACK_BLOCKS, TcpHeader};
 
+/// Quick-ACK budget of the `linux_like` policy (spec 02 §2.6.2 (a)).
+const LINUX_LIKE_QUICKACKS: u32 = 16;
+
 /// What the receiver wants after a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AckNeed {
@@ -167,6 +170,10 @@ impl Receiver {
         if self.policy == AckPolicy::LinuxQuickack && (!self.seen_data || silent) {
             self.enter_quickack();
         }
+        if self.policy == AckPolicy::LinuxLike && (!self.seen_data || silent) {
+            // spec 02 §2.6.2 (a): budget 16 at the first data segment and after idle > RTO_r.
+            self.quick = LINUX_LIKE_QUICKACKS;
+        }
         self.seen_data = true;
 
         // Duplicate: entirely below rcv_nxt, or already held out of order.
@@ -235,6 +242,8 @@ impl Receiver {
         match self.policy {
             AckPolicy::PerSegment => AckNeed::Now,
             AckPolicy::LinuxQuickack if self.quick > 0 => AckNeed::Now,
+            // spec 02 §2.6.2 (a) quick-ACK budget, (b) receive-window growth phase.
+            AckPolicy::LinuxLike if self.quick > 0 || self.bytes_read < self.b_rcv / 2 => AckNeed::Now,
             _ => {
                 if self.unacked_bytes >= 2 * self.mss as u64 {
                     AckNeed::Now

@@ -42,6 +42,17 @@ pub struct SenderStats {
     /// Completed rounds: a round ends at the first ACK ≥ the snd_max recorded
     /// when it began (spec 06 §4.1 `on_round_end`).
     pub rounds: u64,
+    /// Fast-recovery entries (loss detected by dupacks or SACK).
+    pub recoveries: u64,
+    /// Times the idle-restart rule cut cwnd (spec 06 §2.7).
+    pub idle_restarts: u64,
+}
+
+impl SenderStats {
+    /// Losses detected so far: fast recoveries and timeouts.
+    pub fn congestion_events(&self) -> u64 {
+        self.recoveries + self.rtos
+    }
 }
 
 /// A segment chosen for transmission.
@@ -626,6 +637,7 @@ impl Sender {
         self.w.ssthresh = ss.max(2.0);
         self.recover = Some(self.snd_max);
         self.sb.mark_head_lost();
+        self.stats.recoveries += 1;
         let rules = if self.cc.has_cong_control() { None } else { Some((self.recovery_cwnd, self.sack)) };
         match rules {
             None => {}
@@ -726,8 +738,12 @@ impl Sender {
             return;
         }
         let floor = (self.iw_segments as f64).min(self.w.cwnd);
+        self.stats.idle_restarts += 1;
         match self.idle_restart {
-            IdleRestart::Off => return,
+            IdleRestart::Off => {
+                self.stats.idle_restarts -= 1;
+                return;
+            }
             IdleRestart::Rfc5681 => self.w.cwnd = floor,
             IdleRestart::Linux => {
                 self.w.ssthresh = self.w.ssthresh.max((0.75 * self.w.cwnd).floor());

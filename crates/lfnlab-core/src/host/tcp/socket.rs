@@ -11,7 +11,10 @@ use super::sender::{SndLim, Sender};
 use crate::engine::time::{SimTime, Span};
 use crate::host::cc::CongestionControl;
 use crate::net::fq::{pacing_gap, pacing_len_bytes};
-use crate::net::packet::{FlowId, NodeId, Packet, PacketKind, TcpHeader, flags};
+use crate::net::packet::{FlowId, IpFields, NodeId, Packet, PacketKind, TcpHeader, flags};
+use crate::quickstart::option::{QsResponse, OPT_BYTES};
+use crate::quickstart::receiver::QsEcho;
+use crate::quickstart::sender::{QsSender, WindowChange};
 
 const OPT_SACK: u8 = 1;
 const OPT_TS: u8 = 2;
@@ -35,6 +38,20 @@ pub struct Addr {
     pub remote: NodeId,
     pub ip_header_bytes: u32,
     pub mtu: u32,
+    /// IP TTL of outgoing packets (spec 02 §2.3.1 `initial_ip_ttl`).
+    pub ip_ttl: u8,
+}
+
+/// TCP option space (RFC 9293 §3.1: 40 bytes).
+const TCP_OPTION_SPACE: u32 = 40;
+
+/// Quick-Start on a connection end (spec 02 §2.3–2.4).
+pub struct QsConn {
+    /// The data sender's half; `None` at the end that only echoes.
+    pub sender: Option<QsSender>,
+    pub echo: QsEcho,
+    /// ACK a segment carrying a request at once (spec 02 §2.4 `immediate_ack`).
+    pub immediate_ack: bool,
 }
 
 pub struct TcpSocket {
@@ -67,6 +84,8 @@ pub struct TcpSocket {
     pub cps: Option<Cps>,
     /// A rate-limited application's next segment, while the socket waits for it.
     app_deadline: Option<SimTime>,
+    /// Quick-Start (spec 02), boxed: most connections have none.
+    pub qs: Option<Box<QsConn>>,
 }
 
 impl TcpSocket {
@@ -94,6 +113,7 @@ impl TcpSocket {
             pace_deadline: None,
             cps: cfg.cps_tick.map(Cps::new),
             app_deadline: None,
+            qs: None,
         }
     }
 
@@ -126,7 +146,8 @@ impl TcpSocket {
             dst: self.addr.remote,
             kind: PacketKind::Tcp,
             dir: self.addr.dir,
-            l3_bytes: self.addr.ip_header_bytes + 20 + opts + h.payload,
+            l3_bytes: self.addr.ip_header_bytes + 20 + opts + h.payload + if h.qs_response[0] != 0 { OPT_BYTES } else { 0 },
+            ip: IpFields { ttl: self.addr.ip_ttl, ..IpFields::default() },
             tcp: h,
             tstamp: SimTime::ZERO,
         }
@@ -154,8 +175,83 @@ impl TcpSocket {
         self.phase = Phase::SynSent;
         self.syn_sent_at = now;
         let h = self.syn_header(now, false);
-        out.push(self.packet(h));
-        self.rto_deadline = Some(now + self.rtt.rto());
+        let mut p = self.packet(h);
+        let rto = self.attach_handshake_request(now, &mut p);
+        out.push(p);
+        self.rto_deadline = Some(now + rto);
+    }
+
+    /// spec 02 §2.3.2 `on_connect`: the data sender's SYN or SYN-ACK carries a
+    /// request. Returns the RTO to arm (`syn_rto` with a request).
+    fn attach_handshake_request(&mut self, now: SimTime, p: &mut Packet) -> Span {
+        let ttl = self.addr.ip_ttl;
+        let rto = self.rtt.rto();
+        let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) else { return rto };
+        match snd.handshake_request(now, ttl) {
+            Some(opt) => {
+                p.ip.qs = opt;
+                p.l3_bytes += OPT_BYTES;
+                snd.config().syn_rto
+            }
+            None => rto,
+        }
+    }
+
+    /// spec 02 §2.4 rule 1: remember a request that arrived on `p`.
+    fn note_request(&mut self, p: &Packet, seq_end: Option<u64>) -> bool {
+        match self.qs.as_mut() {
+            Some(q) if p.ip.has_qs() => q.echo.on_packet(p.ip.ttl, &p.ip.qs, seq_end) && q.immediate_ack,
+            _ => false,
+        }
+    }
+
+    /// The echo for a handshake segment we are about to send.
+    fn handshake_echo(&mut self, h: &mut TcpHeader) {
+        if let Some(r) = self.qs.as_mut().and_then(|q| q.echo.take_for_handshake()) {
+            h.qs_response = r.encode();
+        }
+    }
+
+    /// The first ACK of the SYN / SYN-ACK that carried our request arrived
+    /// (spec 02 §2.3.4 REQ_SENT rows).
+    fn handshake_response(&mut self, now: SimTime, h: &TcpHeader) {
+        let (srtt, mss, cwnd) = (self.rtt.srtt.unwrap_or(Span::ZERO), self.snd.mss, self.snd.w.cwnd);
+        if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
+            if snd.awaits_response(0, true) {
+                snd.on_response(now, QsResponse::decode(&h.qs_response), srtt, mss, cwnd);
+            }
+        }
+    }
+
+    /// Options on an outgoing ACK (pure or on data): the echo of a request it
+    /// acknowledges and a pending Report(0) (pure ACKs only).
+    fn qs_ack_options(&mut self, p: &mut Packet, pure_ack: bool) {
+        let Some(q) = self.qs.as_mut() else { return };
+        let used = if self.ts_ok { 12 } else { 0 } + if p.tcp.sack_n > 0 { 4 + 8 * p.tcp.sack_n as u32 } else { 0 };
+        if let Some(r) = q.echo.take_for_ack(p.tcp.ack, TCP_OPTION_SPACE.saturating_sub(used)) {
+            p.tcp.qs_response = r.encode();
+            p.l3_bytes += OPT_BYTES;
+        }
+        if pure_ack && !p.ip.has_qs() {
+            if let Some(opt) = q.sender.as_mut().and_then(|s| s.take_report_for_ack()) {
+                p.ip.qs = opt;
+                p.l3_bytes += OPT_BYTES;
+            }
+        }
+    }
+
+    /// Apply a Quick-Start window change (spec 02 §2.3.7, §2.3.8, §2.3.10).
+    fn apply_qs(&mut self, change: Option<WindowChange>) {
+        let w = &mut self.snd.w;
+        match change {
+            Some(WindowChange::Raise(x)) => w.cwnd = w.cwnd.max(x),
+            Some(WindowChange::Set(x)) => w.cwnd = x.max(1.0),
+            Some(WindowChange::Revert { cwnd, ssthresh_cap }) => {
+                w.cwnd = cwnd.max(1.0);
+                w.ssthresh = w.ssthresh.min(ssthresh_cap).max(2.0);
+            }
+            None => {}
+        }
     }
 
     fn negotiate(&mut self, h: &TcpHeader) -> u32 {
@@ -197,10 +293,14 @@ impl TcpSocket {
                 self.negotiate(h);
                 self.phase = Phase::SynRcvd;
                 self.syn_sent_at = now;
+                self.note_request(p, None);
                 let mut sa = self.syn_header(now, true);
                 sa.ts_ecr = h.ts_val;
-                out.push(self.packet(sa));
-                self.rto_deadline = Some(now + self.rtt.rto());
+                self.handshake_echo(&mut sa);
+                let mut pk = self.packet(sa);
+                let rto = self.attach_handshake_request(now, &mut pk);
+                out.push(pk);
+                self.rto_deadline = Some(now + rto);
                 return;
             }
             Phase::SynSent if h.has(flags::SYN) && h.has(flags::ACK) => {
@@ -209,13 +309,18 @@ impl TcpSocket {
                     self.rtt.sample(now.since(self.syn_sent_at));
                 }
                 self.establish(now, mss);
+                self.handshake_response(now, h);
+                self.note_request(p, None);
                 let mut a = TcpHeader { flags: flags::ACK, ..TcpHeader::default() };
                 if self.ts_ok {
                     a.ts_val = now;
                     a.ts_ecr = h.ts_val;
                 }
                 a.wnd_bytes = self.rcv.advertised_window() >> self.rcv.wscale << self.rcv.wscale;
-                out.push(self.packet(a));
+                self.handshake_echo(&mut a);
+                let mut pk = self.packet(a);
+                self.qs_ack_options(&mut pk, true);
+                out.push(pk);
                 return;
             }
             Phase::SynRcvd if h.has(flags::SYN) => {
@@ -231,6 +336,7 @@ impl TcpSocket {
                 }
                 let mss = self.rcv.mss;
                 self.establish(now, mss);
+                self.handshake_response(now, h);
             }
             Phase::Established if h.has(flags::SYN) && h.has(flags::ACK) => {
                 // Our handshake ACK was lost: ACK again.
@@ -242,11 +348,15 @@ impl TcpSocket {
         }
         // Established: ACK processing, then data.
         // An endpoint that never sent data has nothing to learn from the ACK field.
+        let (cwnd_before, events_before) = (self.snd.w.cwnd, self.snd.stats.congestion_events());
         if h.has(flags::ACK) && self.snd.snd_max > 0 && self.snd.on_ack(now, h, &mut self.rtt) {
             self.rto_deadline = if self.snd.sb.packets_out > 0 { Some(now + self.rtt.rto()) } else { None };
             if self.completed_at.is_none() && self.snd.all_acked() {
                 self.completed_at = Some(now);
             }
+        }
+        if h.has(flags::ACK) && self.qs.as_ref().is_some_and(|q| q.sender.is_some()) {
+            self.qs_on_ack(now, h, cwnd_before, events_before);
         }
         if self.cps.is_some() {
             let (snd_max, srtt, cap) = (self.snd.snd_max, self.rtt.srtt.unwrap_or(Span::ZERO), self.snd.window_cap_segments());
@@ -255,7 +365,9 @@ impl TcpSocket {
             }
         }
         if h.payload > 0 {
+            let qs_request = self.note_request(p, Some(h.seq + h.payload as u64));
             match self.rcv.on_data(now, h, p.l2_bytes(), self.rtt.rto()) {
+                _ if qs_request => self.send_ack(now, out),
                 AckNeed::Now => self.send_ack(now, out),
                 AckNeed::Later | AckNeed::None => {
                     if self.rcv.wants_window_update() {
@@ -272,7 +384,26 @@ impl TcpSocket {
             a.ts_val = now;
         }
         self.rcv.fill_ack(&mut a);
-        out.push(self.packet(a));
+        let mut p = self.packet(a);
+        self.qs_ack_options(&mut p, true);
+        out.push(p);
+    }
+
+    /// Quick-Start after an ACK (spec 02 §2.3.4): the response to a data
+    /// request, the end of QS mode, a loss in QS mode.
+    fn qs_on_ack(&mut self, now: SimTime, h: &TcpHeader, cwnd_before: f64, events_before: u64) {
+        let (srtt, mss, iw) = (self.rtt.srtt.unwrap_or(Span::ZERO), self.snd.mss, self.snd.iw_segments as f64);
+        let (cwnd, una, events) = (self.snd.w.cwnd, self.snd.snd_una, self.snd.stats.congestion_events());
+        let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) else { return };
+        if snd.awaits_response(h.ack, false) {
+            snd.on_response(now, QsResponse::decode(&h.qs_response), srtt, mss, cwnd);
+        }
+        let change = if events > events_before {
+            snd.on_congestion(una, iw, cwnd, mss)
+        } else {
+            snd.on_ack(una, cwnd - cwnd_before, cwnd)
+        };
+        self.apply_qs(change);
     }
 
     /// Clustered Packet Spacing while it still acts: only in an open initial
@@ -316,7 +447,8 @@ impl TcpSocket {
             if self.tsq && self.tsq_bytes >= self.tsq_limit_bytes() {
                 break SndLim::Stall;
             }
-            let seg = match self.snd.next_segment(now, &self.rtt) {
+            let (cwnd_before, restarts_before) = (self.snd.w.cwnd, self.snd.stats.idle_restarts);
+            let mut seg = match self.snd.next_segment(now, &self.rtt) {
                 Ok(s) => s,
                 Err(lim) => break lim,
             };
@@ -338,12 +470,39 @@ impl TcpSocket {
                 break SndLim::Stall;
             }
             ifq_room -= 1;
+            // spec 02 §2.3: a Quick-Start option on new data (MSS − 8 payload, §2.2.7).
+            let mut ip_qs = None;
+            if seg.retransmit.is_none() {
+                let restarted = self.snd.stats.idle_restarts > restarts_before;
+                let (srtt, cwnd, mss, ttl) = (self.rtt.srtt, self.snd.w.cwnd, self.snd.mss, self.addr.ip_ttl);
+                if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
+                    let was_qs = snd.in_qs_mode();
+                    if let Some(d) = snd.on_new_data(now, seg.start, seg.len, srtt, cwnd, cwnd_before, restarted, mss, ttl) {
+                        seg.len = seg.len.min(d.max_payload);
+                        ip_qs = Some(d.ip_qs);
+                    }
+                    if !was_qs && snd.in_qs_mode() {
+                        // QS mode starts: ssthresh policy, then timer 1 at t0 (spec 02 §2.3.7, §2.3.9).
+                        let ss = snd.ssthresh_at_start();
+                        let change = snd.on_timer(now);
+                        if let Some(ss) = ss {
+                            self.snd.w.ssthresh = ss;
+                        }
+                        self.apply_qs(change);
+                    }
+                }
+            }
             let mut h = TcpHeader { flags: flags::ACK, seq: seg.start, payload: seg.len, ..TcpHeader::default() };
             if self.ts_ok {
                 h.ts_val = now;
             }
             self.rcv.fill_ack(&mut h);
             let mut p = self.packet(h);
+            if let Some(opt) = ip_qs {
+                p.ip.qs = opt;
+                p.l3_bytes += OPT_BYTES;
+            }
+            self.qs_ack_options(&mut p, false);
             // The segment's departure time: with EDT its stamp, which (as in
             // Linux) is also its TSval and its send time for RTT and rate samples.
             let sent_at = match self.pacing {
@@ -360,6 +519,11 @@ impl TcpSocket {
             self.tsq_bytes += p.l2_bytes();
             out.push(p);
             self.snd.on_sent(sent_at, seg);
+            if seg.retransmit.is_none() {
+                if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
+                    snd.on_data_sent();
+                }
+            }
             if let Some(c) = &mut self.cps {
                 c.on_sent(now);
             }
@@ -375,13 +539,20 @@ impl TcpSocket {
 
     /// Earliest timer deadline.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        [self.rto_deadline, self.rcv.delack_deadline, self.pace_deadline, self.app_deadline].into_iter().flatten().min()
+        let qs = self.qs.as_ref().and_then(|q| q.sender.as_ref()).and_then(|s| s.next_deadline());
+        [self.rto_deadline, self.rcv.delack_deadline, self.pace_deadline, self.app_deadline, qs].into_iter().flatten().min()
     }
 
     /// Fire every timer due at `now`.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if self.rcv.delack_deadline.is_some_and(|t| t <= now) {
             self.send_ack(now, out);
+        }
+        if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
+            if snd.next_deadline().is_some_and(|t| t <= now) {
+                let change = snd.on_timer(now);
+                self.apply_qs(change);
+            }
         }
         if self.rto_deadline.is_some_and(|t| t <= now) {
             self.rto_deadline = None;
@@ -390,6 +561,10 @@ impl TcpSocket {
                     // SYN / SYN-ACK retransmission after rto_init, doubling (spec 06 §2.2 step 4).
                     self.syn_retransmitted = true;
                     self.rtt.back_off();
+                    // spec 02 §2.3.3: resent without the option; the request counts as refused.
+                    if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
+                        snd.on_carrier_retransmit();
+                    }
                     let ack = self.phase == Phase::SynRcvd;
                     let h = self.syn_header(now, ack);
                     out.push(self.packet(h));
@@ -399,8 +574,16 @@ impl TcpSocket {
                     if let Some(c) = &mut self.cps {
                         c.end(now);
                     }
+                    let una = self.snd.snd_una;
                     self.snd.on_rto(now, &mut self.rtt);
                     self.rto_deadline = Some(now + self.rtt.rto());
+                    let (iw, cwnd, mss) = (self.snd.iw_segments as f64, self.snd.w.cwnd, self.snd.mss);
+                    if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
+                        // spec 02 §2.3.3: a timeout of the carrying segment refuses the request.
+                        snd.on_carrier_retransmit();
+                        let change = snd.on_congestion(una, iw, cwnd, mss);
+                        self.apply_qs(change);
+                    }
                 }
                 _ => {}
             }

@@ -4,7 +4,7 @@
 use super::config::{IpgClass, IpgConfig, RateSource, RttEstimator, SizeBasis, SmallGapPolicy};
 use super::qdisc::IpgQdisc;
 use crate::engine::time::{PS_PER_S, SimTime};
-use crate::net::packet::{FlowId, NodeId, Packet, PacketKind, TcpHeader};
+use crate::net::packet::{FlowId, NodeId, IpFields, Packet, PacketKind, TcpHeader};
 use crate::net::queue::{Dequeue, FlowSnapshot, FlowView, Qdisc};
 
 const GBE: u64 = 1_000_000_000;
@@ -28,7 +28,7 @@ impl FlowView for Fixed {
 
 fn data(dst: NodeId, kind: PacketKind) -> Packet {
     let tcp = TcpHeader { payload: 1448, ..TcpHeader::default() };
-    Packet { flow: dst as FlowId, src: 0, dst, kind, dir: 0, l3_bytes: 1500, tcp, tstamp: SimTime::ZERO }
+    Packet { flow: dst as FlowId, src: 0, dst, kind, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp, tstamp: SimTime::ZERO }
 }
 
 /// What the line carried: real packets (start time ps, dst) and gaps (start, wire bytes).

@@ -7,7 +7,7 @@ use super::counter::CounterFields;
 use super::ipg_count::{dynamic_count, fixed_count};
 use super::qdisc::TcpNicQdisc;
 use crate::engine::time::{PS_PER_S, SimTime, Span};
-use crate::net::packet::{FlowId, Packet, PacketKind, TcpHeader};
+use crate::net::packet::{FlowId, IpFields, Packet, PacketKind, TcpHeader};
 use crate::net::queue::{Dequeue, FlowSnapshot, FlowView, Qdisc};
 
 const GBE: u64 = 1_000_000_000;
@@ -46,7 +46,7 @@ impl FlowView for View {
 
 fn tcp(flow: FlowId, l3: u32) -> Packet {
     let tcp = TcpHeader { payload: l3.saturating_sub(52), ..TcpHeader::default() };
-    Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: l3, tcp, tstamp: SimTime::ZERO }
+    Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: l3, ip: IpFields::default(), tcp, tstamp: SimTime::ZERO }
 }
 
 fn udp(flow: FlowId) -> Packet {
