@@ -47,6 +47,8 @@ class Result:
             spec 03 §2.1: ``host, t, window_s, frames, payload_bytes, x_bps, busy_s, z_bytes``
             (X = payload/RTT, busy Δt = NIC time on data frames, Z = (Y − X)·Δt); empty when
             the TCP trace is off.
+        objects: per completed Web object (spec 02 §3.2): ``flow, user, object, files, bytes,
+            start_s, end_s, download_s, connections``; empty without ``web`` flows.
         scenario_toml: the scenario exactly as run, when known.
         out_dir: the result directory, if one was written or read.
     """
@@ -58,6 +60,7 @@ class Result:
     packets: pd.DataFrame = field(repr=False)
     hosts: pd.DataFrame = field(repr=False)
     busy: pd.DataFrame = field(repr=False)
+    objects: pd.DataFrame = field(repr=False)
     scenario_toml: str | None = field(default=None, repr=False)
     out_dir: Path | None = None
 

@@ -14,7 +14,7 @@ fn socket(tcp: &'static str) -> TcpSocket {
     let p = Path06 { tcp, ..Default::default() };
     let sc = scenario::load_str(&p.toml(), "t.toml", &[]).unwrap();
     let cfg = scenario::tcp_config(&sc, 0);
-    let addr = Addr { flow: 0, dir: 0, local: 0, remote: 2, ip_header_bytes: 20, mtu: 1500, ip_ttl: 64 };
+    let addr = Addr { flow: 0, dir: 0, local: 0, remote: 2, ip_header_bytes: 20, mtu: 1500, ip_ttl: 64, conn: 0 };
     TcpSocket::new(addr, &cfg, cc::create("newreno", &cc::CcParams::new(), &cc::CreateCtx { basis: Basis::Cwnd, seed: 1 }).unwrap())
 }
 

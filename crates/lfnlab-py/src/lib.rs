@@ -41,7 +41,7 @@ fn load_scenario_dict(
 /// What `run_scenario` computes with the GIL released.
 struct Finished {
     summary_json: Vec<u8>,
-    tables: [(&'static str, Vec<u8>); 6],
+    tables: [(&'static str, Vec<u8>); 7],
 }
 
 fn run_and_write(
@@ -63,6 +63,7 @@ fn run_and_write(
             ("packets", to_ipc_stream(&out.packets)),
             ("hosts", to_ipc_stream(&out.hosts)),
             ("busy", to_ipc_stream(&out.busy)),
+            ("objects", to_ipc_stream(&out.objects)),
         ],
     })
 }

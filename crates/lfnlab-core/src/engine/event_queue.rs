@@ -22,6 +22,8 @@ pub enum Event {
     AppTimer(u32),
     /// A flow starts (TCP open or UDP source start).
     FlowStart(u32),
+    /// A Web workload's earliest timer is due (spec 02 §3.2).
+    WebTimer(u32),
 }
 
 impl Event {
@@ -33,6 +35,7 @@ impl Event {
             Event::SocketTimer(i) => (3, i),
             Event::AppTimer(i) => (4, i),
             Event::FlowStart(i) => (5, i),
+            Event::WebTimer(i) => (6, i),
         }
     }
 }

@@ -58,6 +58,8 @@ pub struct TcpHeader {
     pub dsack: bool,
     /// SACK blocks as (start − ack, end − ack).
     pub sack: [(u32, u32); MAX_SACK_BLOCKS],
+    /// Connection of a multi-connection workload (spec 02 §3.2 Web), 0 otherwise.
+    pub conn: u32,
     /// TCP Quick-Start Response option (kind 27, spec 02 §2.2.5), raw bytes;
     /// all zero when absent. It adds 8 bytes of TCP options.
     pub qs_response: [u8; 8],

@@ -158,6 +158,9 @@ impl Outcome {
 pub struct QsSenderStats {
     pub requests: u64,
     pub approvals: u64,
+    /// Valid echoes at the requested rate, and at a lower one.
+    pub approved_full: u64,
+    pub approved_reduced: u64,
     pub nonce_failures: u64,
     pub not_useful: u64,
     pub reports_sent: u64,
@@ -331,6 +334,11 @@ impl QsSender {
             return;
         }
         self.stats.approvals += 1;
+        if e.rate == req.n_req {
+            self.stats.approved_full += 1;
+        } else {
+            self.stats.approved_reduced += 1;
+        }
         self.stats.last_approved = e.rate;
         let w_qs = qs_window(e.rate, srtt, mss_bytes, self.cfg.header_bytes);
         if (w_qs as f64) <= cwnd {

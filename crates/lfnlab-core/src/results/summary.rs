@@ -50,6 +50,34 @@ pub struct FlowSummary {
     pub response_time_s: Option<f64>,
     /// Quick-Start of the data sender (spec 02 §2.3), for flows that use it.
     pub quickstart: Option<QsFlowSummary>,
+    /// `web` flows: the workload (spec 02 §3.2).
+    pub web: Option<WebSummary>,
+}
+
+/// A Web workload over the run (spec 02 §3.2); per-object records are in `objects.parquet`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct WebSummary {
+    pub users: u32,
+    pub http: String,
+    pub web_model: String,
+    /// Objects completed and connections opened.
+    pub objects: u64,
+    pub connections: u64,
+    /// Mean object download time over all completed objects, s (no warm-up removed).
+    pub mean_download_s: Option<f64>,
+    /// Quick-Start over all connections: requests, full and reduced approvals
+    /// (valid echoes), refusals (no valid approval).
+    pub qs_requests: u64,
+    pub qs_approved_full: u64,
+    pub qs_approved_reduced: u64,
+    pub qs_refused: u64,
+    /// The realized catalogue (spec 02 §3.2.3: printed for every run).
+    pub files: u32,
+    pub catalogue_objects: u32,
+    pub mean_file_bytes: f64,
+    pub median_file_bytes: f64,
+    pub mean_object_bytes: f64,
+    pub median_object_bytes: f64,
 }
 
 /// A connection's Quick-Start sender and receiver (spec 02 §2.3–2.4).

@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::sim::RunOutput;
 
 /// The files of a result directory, in the order they are written.
-pub const RESULT_FILES: [&str; 8] = [
+pub const RESULT_FILES: [&str; 9] = [
     "summary.json",
     "flows.parquet",
     "tcp.parquet",
@@ -27,6 +27,7 @@ pub const RESULT_FILES: [&str; 8] = [
     "packets.parquet",
     "hosts.parquet",
     "busy.parquet",
+    "objects.parquet",
     "scenario.toml",
 ];
 
@@ -118,6 +119,7 @@ fn write_all(tmp: &Path, out: &RunOutput) -> Result<(), Error> {
     write_file(&tmp.join("packets.parquet"), &to_parquet(&out.packets)?)?;
     write_file(&tmp.join("hosts.parquet"), &to_parquet(&out.hosts)?)?;
     write_file(&tmp.join("busy.parquet"), &to_parquet(&out.busy)?)?;
+    write_file(&tmp.join("objects.parquet"), &to_parquet(&out.objects)?)?;
     write_file(&tmp.join("scenario.toml"), out.scenario_toml.as_bytes())
 }
 
@@ -209,6 +211,7 @@ mod tests {
                 cps: None,
                 response_time_s: None,
                 quickstart: None,
+                web: None,
             }],
             queues: vec![QueueSummary {
                 name: "wan->rcv".into(),
@@ -257,6 +260,7 @@ mod tests {
             packets: Table::new("packets", vec![("t", Column::F64(vec![]))]),
             hosts: Table::new("hosts", vec![("t", Column::F64(vec![]))]),
             busy: Table::new("busy", vec![("t", Column::F64(vec![]))]),
+            objects: Table::new("objects", vec![("t", Column::F64(vec![]))]),
             scenario_toml: "[sim]\nname = \"unit\"\n".into(),
         }
     }

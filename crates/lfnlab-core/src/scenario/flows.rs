@@ -7,6 +7,7 @@ use super::links::Graph;
 use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec};
 use super::nodes::{check_profile, kind_name};
 use super::quickstart::resolve_flow_qs;
+use crate::apps::web::{HttpVariant, WebModel};
 use super::profiles::{default_cc, profile_params, DEFAULT_PROFILE};
 use super::resolve::Ctx;
 use super::cc_params::resolve_cc_params;
@@ -22,6 +23,8 @@ const DEFAULT_SNDBUF: ByteSize = ByteSize::from_bytes(4 << 20);
 const DEFAULT_RCVBUF: ByteSize = ByteSize::from_bytes(6 << 20);
 /// spec 02 §3.1: the client's request.
 const DEFAULT_REQUEST: ByteSize = ByteSize::from_bytes(100);
+/// A limit on Web users per flow (each user is a state machine and its connections).
+const MAX_WEB_USERS: u32 = 10_000;
 /// A full-size Ethernet IP packet.
 const DEFAULT_UDP_SIZE: u32 = 1500;
 /// IPv4 and UDP headers with no payload.
@@ -74,11 +77,13 @@ pub fn resolve_flows(
         match f.kind {
             FlowKind::TcpBulk => {
                 refuse_keys(&[("request", f.request.is_some()), ("response", f.response.is_some())], i, "tcp_bulk", "request_response", ctx)?;
+                refuse_keys(&[("users", f.users.is_some()), ("web_model", f.web_model.is_some()), ("http", f.http.is_some())], i, "tcp_bulk", "web", ctx)?;
                 resolve_tcp_bulk(f, i, &nodes[from], ctx)?;
                 resolve_quickstart(f, i, &nodes[from], ctx)?;
             }
             FlowKind::RequestResponse => {
                 refuse_keys(&[("bytes", f.bytes.is_some()), ("app_rate", f.app_rate.is_some())], i, "request_response", "tcp_bulk", ctx)?;
+                refuse_keys(&[("users", f.users.is_some()), ("web_model", f.web_model.is_some()), ("http", f.http.is_some())], i, "request_response", "web", ctx)?;
                 // The server (`to`) sends the data: its host gives the defaults.
                 resolve_tcp_bulk(f, i, &nodes[to], ctx)?;
                 let req = *f.request.get_or_insert(DEFAULT_REQUEST);
@@ -90,9 +95,21 @@ pub fn resolve_flows(
                 }
                 resolve_quickstart(f, i, &nodes[to], ctx)?;
             }
+            FlowKind::Web => {
+                refuse_keys(
+                    &[("bytes", f.bytes.is_some()), ("app_rate", f.app_rate.is_some()), ("request", f.request.is_some()), ("response", f.response.is_some()), ("pacing", f.pacing.is_some())],
+                    i,
+                    "web",
+                    "other",
+                    ctx,
+                )?;
+                resolve_tcp_bulk(f, i, &nodes[to], ctx)?;
+                resolve_web(f, i, ctx)?;
+                resolve_quickstart(f, i, &nodes[to], ctx)?;
+            }
             FlowKind::UdpCbr => {
                 refuse_keys(
-                    &[("request", f.request.is_some()), ("response", f.response.is_some()), ("quickstart", f.quickstart.is_some())],
+                    &[("request", f.request.is_some()), ("response", f.response.is_some()), ("quickstart", f.quickstart.is_some()), ("users", f.users.is_some()), ("web_model", f.web_model.is_some()), ("http", f.http.is_some())],
                     i,
                     "udp_cbr",
                     "TCP",
@@ -117,6 +134,24 @@ fn resolve_quickstart(f: &mut FlowSpec, i: usize, sender: &NodeSpec, ctx: &Ctx) 
     let ts = f.tcp.as_ref().and_then(|t| t.timestamps).unwrap_or(true);
     let header = 20 + 20 + if ts { 12 } else { 0 };
     resolve_flow_qs(q, header, &at, ctx)
+}
+
+/// spec 02 §3.2: the Web workload's keys.
+fn resolve_web(f: &mut FlowSpec, i: usize, ctx: &Ctx) -> Result<(), InputError> {
+    let at = |key: &str| format!("flow[{i}].{key}");
+    let users = *f.users.get_or_insert(1);
+    if !(1..=MAX_WEB_USERS).contains(&users) {
+        return Err(ctx.err(at("users"), format!("expected 1 to {MAX_WEB_USERS} users, got {users}")));
+    }
+    let model = f.web_model.get_or_insert_with(|| "surge_default".into());
+    if model.parse::<WebModel>().is_err() {
+        return Err(ctx.err(at("web_model"), format!("expected one of {}, got \"{model}\"", WebModel::NAMES.join(", "))));
+    }
+    let http = f.http.get_or_insert_with(|| "http10".into());
+    if http.parse::<HttpVariant>().is_err() {
+        return Err(ctx.err(at("http"), format!("expected one of {}, got \"{http}\"", HttpVariant::NAMES.join(", "))));
+    }
+    Ok(())
 }
 
 /// The node index of a flow end, which must be a host.

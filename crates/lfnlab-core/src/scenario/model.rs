@@ -357,6 +357,9 @@ pub enum FlowKind {
     /// A client (`from`) connects, sends `request` bytes; the server (`to`)
     /// answers with `response` bytes (spec 02 §3.1).
     RequestResponse,
+    /// Surge-style Web users on `from` fetching objects from the server `to`
+    /// over real TCP connections (spec 02 §3.2).
+    Web,
     UdpCbr,
 }
 
@@ -398,6 +401,12 @@ pub struct FlowSpec {
     /// `request_response`: response bytes the server writes once the whole
     /// request arrived; unset = unlimited (the server always has data).
     pub response: Option<ByteSize>,
+    /// `web`: number of users U, default 1.
+    pub users: Option<u32>,
+    /// `web`: `surge_default` (default) or `large_files` (spec 02 §3.2.3).
+    pub web_model: Option<String>,
+    /// `web`: `http10` (default), `http11` or `http11_pipe` (spec 02 §3.2.4).
+    pub http: Option<String>,
     /// TCP flows: Quick-Start on this connection (spec 02 §2.3–2.4).
     pub quickstart: Option<QsFlowSpec>,
     /// `udp_cbr`: transmission capacity including preamble and IPG (spec 05 §2.5).
@@ -408,9 +417,9 @@ pub struct FlowSpec {
 
 impl FlowSpec {
     /// The host that sends the flow's data: `to` (the server) for
-    /// `request_response`, else `from`.
+    /// `request_response` and `web`, else `from`.
     pub fn data_sender(&self) -> &str {
-        if self.kind == FlowKind::RequestResponse { &self.to } else { &self.from }
+        if matches!(self.kind, FlowKind::RequestResponse | FlowKind::Web) { &self.to } else { &self.from }
     }
 }
 

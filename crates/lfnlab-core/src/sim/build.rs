@@ -23,6 +23,8 @@ use crate::quickstart::router::QsRouter;
 use crate::quickstart::sender::QsSender;
 use crate::host::tcp::socket::QsConn;
 use crate::apps::request_response::RequestResponse;
+use crate::apps::web::{Catalogue, CatalogueConfig, HttpVariant, WebModel, WebWorkload};
+use super::web::{ConnTemplate, WebRuntime};
 use crate::net::fq::{Fq, FqConfig};
 use crate::net::ipg::IpgQdisc;
 use crate::net::tcp_nic::TcpNicQdisc;
@@ -194,6 +196,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     ip_header_bytes: ip_header_bytes(s.node[local].ip_version),
                     mtu: s.node[local].mtu.unwrap_or(1500),
                     ip_ttl: s.node[local].ip_ttl.unwrap_or(DEFAULT_IP_TTL),
+                    conn: 0,
                 };
                 let profile = f.profile.as_deref().unwrap_or(scenario::DEFAULT_PROFILE);
                 let given = f.cc_params.as_ref().map(scenario::cc_params_from_table).unwrap_or_default();
@@ -257,6 +260,61 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     let rate = w.ports[host.port as usize].rate_bps;
                     host.busy = Some(BusyIdle::new(s.node[data_node].name.clone(), rtt, rate));
                 }
+                w.events.push(start, Event::FlowStart(fi as u32));
+            }
+            FlowKind::Web => {
+                // spec 02 §3.2: users on `from` (a), the server on `to` (b).
+                let cfg = scenario::tcp_config(s, fi);
+                let cc_name = f.cc.clone().ok_or_else(|| bad(format!("flow[{fi}].cc")))?;
+                let basis = match cfg.ssthresh_basis {
+                    SsthreshBasis::Cwnd => cc::reno::Basis::Cwnd,
+                    SsthreshBasis::FlightSize => cc::reno::Basis::FlightSize,
+                };
+                let profile = f.profile.as_deref().unwrap_or(scenario::DEFAULT_PROFILE);
+                let given = f.cc_params.as_ref().map(scenario::cc_params_from_table).unwrap_or_default();
+                let cc_params = cc::resolve_params(&cc_name, profile, &given).map_err(|e| bad(format!("flow[{fi}].cc_params.{}: {}", e.key, e.message)))?;
+                let addr = |local: usize, remote: usize, dir: u8| Addr {
+                    flow: fi as u32,
+                    dir,
+                    local: local as NodeId,
+                    remote: remote as NodeId,
+                    ip_header_bytes: ip_header_bytes(s.node[local].ip_version),
+                    mtu: s.node[local].mtu.unwrap_or(1500),
+                    ip_ttl: s.node[local].ip_ttl.unwrap_or(DEFAULT_IP_TTL),
+                    conn: 0,
+                };
+                let model: WebModel = f.web_model.as_deref().unwrap_or("surge_default").parse().map_err(|m: String| bad(format!("flow[{fi}].web_model: {m}")))?;
+                let variant: HttpVariant = f.http.as_deref().unwrap_or("http10").parse().map_err(|m: String| bad(format!("flow[{fi}].http: {m}")))?;
+                let catalogue = Catalogue::build(&CatalogueConfig::for_model(model), &mut Stream::derive(seed, &format!("flow[{fi}].web.catalogue")));
+                let workload = WebWorkload::new(
+                    variant,
+                    catalogue,
+                    f.users.unwrap_or(1),
+                    start,
+                    Stream::derive(seed, &format!("flow[{fi}].web.pick")),
+                    Stream::derive(seed, &format!("flow[{fi}].web.think")),
+                );
+                let qs = f.quickstart.as_ref().map(|q| {
+                    let qcfg = scenario::flow_qs_config(q);
+                    let phase = host_tick_phase(seed, hb, qcfg.hz);
+                    (qcfg, phase)
+                });
+                let template = ConnTemplate {
+                    flow: fi as u32,
+                    cfg,
+                    cc_name,
+                    cc_params,
+                    basis,
+                    client: addr(a, b, 0),
+                    server: addr(b, a, 1),
+                    client_host: ha,
+                    server_host: hb,
+                    qs,
+                    seed,
+                };
+                let wi = w.web.len() as u32;
+                w.web.push(WebRuntime { workload, template, sockets: Vec::new(), timer_at: None, actions: Vec::new() });
+                w.flows.push(FlowEnds::Web(wi));
                 w.events.push(start, Event::FlowStart(fi as u32));
             }
             FlowKind::UdpCbr => {

@@ -13,7 +13,9 @@ use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
 use crate::monitor::packet_capture::PacketsColumns;
 use crate::net::drop::DropCause;
 use crate::host::tcp::socket::TcpSocket;
-use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, NicStreamSummary, NicSummary, HostSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary};
+use crate::results::table::{Column, Table};
+use crate::scenario::model::FlowSpec;
+use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, NicStreamSummary, NicSummary, HostSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -91,6 +93,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
 
     let duration = end.as_secs_f64();
     let mut flows = Vec::new();
+    let mut objects_cols = ObjectsColumns::default();
     for (fi, f) in s.flow.iter().enumerate() {
         let start = f.start.map_or(0.0, |t| t.span.as_secs_f64());
         let active = (duration - start).max(1e-12);
@@ -131,8 +134,10 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                     cps: snd.cps.as_ref().map(|c| CpsSummary { handover_s: c.handover_at.map(|t| t.as_secs_f64()), spaced_rounds: c.spaced_rounds }),
                     response_time_s: rr.and_then(|r| r.response_done_at).map(|t| t.as_secs_f64() - start),
                     quickstart: qs_summary(snd, rcv),
+                    web: None,
                 }
             }
+            FlowEnds::Web(wi) => web_summary(&w, wi, f, active, &mut problems, &mut objects_cols),
             FlowEnds::Udp(_) => {
                 let (bytes, _) = w.udp_delivered[fi];
                 FlowSummary {
@@ -147,6 +152,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                     cps: None,
                     response_time_s: None,
                     quickstart: None,
+                    web: None,
                 }
             }
         };
@@ -215,6 +221,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         packets: packets_cols.into_table(),
         hosts: hosts_cols.into_table(),
         busy: busy_cols.into_table(),
+        objects: objects_cols.into_table(),
         scenario_toml: scenario::to_toml(s),
     })
 }
@@ -240,4 +247,108 @@ fn qs_summary(snd: &TcpSocket, rcv: &TcpSocket) -> Option<QsFlowSummary> {
         echoed: echo.map_or(0, |e| e.echoed),
         echo_no_space: echo.map_or(0, |e| e.no_space),
     })
+}
+
+/// `objects.parquet`: one row per completed Web object (spec 02 §3.2.1).
+#[derive(Default)]
+struct ObjectsColumns {
+    flow: Vec<String>,
+    user: Vec<u64>,
+    object: Vec<u64>,
+    files: Vec<u64>,
+    bytes: Vec<u64>,
+    start_s: Vec<f64>,
+    end_s: Vec<f64>,
+    download_s: Vec<f64>,
+    connections: Vec<u64>,
+}
+
+impl ObjectsColumns {
+    fn into_table(self) -> Table {
+        Table::new(
+            "objects",
+            vec![
+                ("flow", Column::Str(self.flow)),
+                ("user", Column::U64(self.user)),
+                ("object", Column::U64(self.object)),
+                ("files", Column::U64(self.files)),
+                ("bytes", Column::U64(self.bytes)),
+                ("start_s", Column::F64(self.start_s)),
+                ("end_s", Column::F64(self.end_s)),
+                ("download_s", Column::F64(self.download_s)),
+                ("connections", Column::U64(self.connections)),
+            ],
+        )
+    }
+}
+
+/// A Web flow's summary and object rows; checks every connection's sequence space.
+fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec<String>, cols: &mut ObjectsColumns) -> FlowSummary {
+    let rt = &w.web[wi as usize];
+    let (mut delivered, mut retrans, mut rtos, mut fast) = (0, 0, 0, 0);
+    let (mut req, mut full, mut reduced, mut refused) = (0, 0, 0, 0);
+    for &(c, sv) in &rt.sockets {
+        let (c, sv) = (&w.sockets[c as usize], &w.sockets[sv as usize]);
+        for (a, b, what) in [(sv, c, "response"), (c, sv, "request")] {
+            if !(a.snd.snd_una <= b.rcv.rcv_nxt && b.rcv.rcv_nxt <= a.snd.snd_max) {
+                problems.push(format!("flow {} connection {}: {what} sequence space does not hold", f.name, c.addr.conn));
+            }
+        }
+        delivered += c.rcv.bytes_read;
+        retrans += sv.snd.stats.retrans;
+        rtos += sv.snd.stats.rtos;
+        fast += sv.snd.stats.fast_retrans;
+        if let Some(q) = sv.qs.as_ref().and_then(|q| q.sender.as_ref()) {
+            let st = q.stats;
+            req += st.requests;
+            full += st.approved_full;
+            reduced += st.approved_reduced;
+            // Requests without a valid approval (an outstanding request is not yet refused).
+            refused += st.requests - st.approvals - u64::from(q.state == crate::quickstart::sender::QsState::ReqSent);
+        }
+    }
+    let recs = &rt.workload.records;
+    for r in recs {
+        cols.flow.push(f.name.clone());
+        cols.user.push(r.user as u64);
+        cols.object.push(r.object as u64);
+        cols.files.push(r.files as u64);
+        cols.bytes.push(r.bytes);
+        cols.start_s.push(r.start.as_secs_f64());
+        cols.end_s.push(r.end.as_secs_f64());
+        cols.download_s.push(r.end.since(r.start).as_secs_f64());
+        cols.connections.push(r.connections as u64);
+    }
+    let stats = rt.workload.catalogue().stats();
+    FlowSummary {
+        name: f.name.clone(),
+        kind: "web".into(),
+        goodput_bps: delivered as f64 * 8.0 / active,
+        bytes_delivered: delivered,
+        retransmitted_segments: retrans,
+        timeouts: rtos,
+        fast_retransmits: fast,
+        completion_s: None,
+        cps: None,
+        response_time_s: None,
+        quickstart: None,
+        web: Some(WebSummary {
+            users: f.users.unwrap_or(1),
+            http: rt.workload.variant.as_str().into(),
+            web_model: f.web_model.clone().unwrap_or_default(),
+            objects: recs.len() as u64,
+            connections: rt.sockets.len() as u64,
+            mean_download_s: (!recs.is_empty()).then(|| recs.iter().map(|r| r.end.since(r.start).as_secs_f64()).sum::<f64>() / recs.len() as f64),
+            qs_requests: req,
+            qs_approved_full: full,
+            qs_approved_reduced: reduced,
+            qs_refused: refused,
+            files: stats.files,
+            catalogue_objects: stats.objects,
+            mean_file_bytes: stats.mean_file_bytes,
+            median_file_bytes: stats.median_file_bytes,
+            mean_object_bytes: stats.mean_object_bytes,
+            median_object_bytes: stats.median_object_bytes,
+        }),
+    }
 }

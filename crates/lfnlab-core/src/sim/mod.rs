@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod finish;
+pub mod web;
 pub mod world;
 
 use crate::error::Error;
@@ -25,6 +26,8 @@ pub struct RunOutput {
     pub hosts: Table,
     /// Per sending host and base-RTT window: X, busy Δt and Z (spec 03 §2.1): `busy.parquet`.
     pub busy: Table,
+    /// Web object downloads (spec 02 §3.2), `objects.parquet`.
+    pub objects: Table,
     /// The scenario exactly as run, every default filled in.
     pub scenario_toml: String,
 }

@@ -137,6 +137,8 @@ pub struct TcpFlow {
 pub enum FlowEnds {
     Tcp(TcpFlow),
     Udp(u32),
+    /// A Web workload: index in `World::web` (spec 02 §3.2).
+    Web(u32),
 }
 
 /// Network-level conservation counters in frames and L3 bytes (spec 06 §7 V5).
@@ -196,6 +198,8 @@ pub struct World {
     pub udp: Vec<UdpCbr>,
     /// Client/server exchanges (spec 02 §3.1).
     pub rr_apps: Vec<RequestResponse>,
+    /// Web workloads (spec 02 §3.2).
+    pub web: Vec<super::web::WebRuntime>,
     /// UDP bytes delivered per flow.
     pub udp_delivered: Vec<(u64, u64)>,
     pub monitors: Vec<LinkMonitor>,
@@ -207,7 +211,7 @@ pub struct World {
     /// Frames dropped by a routing hop because their IP TTL ran out.
     pub ttl_drops: u64,
     /// Scratch buffer for packets produced by a socket (reused, no allocation).
-    out: Vec<Packet>,
+    pub(super) out: Vec<Packet>,
 }
 
 impl World {
@@ -233,6 +237,7 @@ impl World {
             flow_names: Vec::new(),
             udp: Vec::new(),
             rr_apps: Vec::new(),
+            web: Vec::new(),
             udp_delivered: Vec::new(),
             monitors: Vec::new(),
             traces: Vec::new(),
@@ -266,6 +271,7 @@ impl World {
                 Event::SocketTimer(s) => self.on_socket_timer(s),
                 Event::AppTimer(a) => self.on_app_timer(a),
                 Event::FlowStart(f) => self.on_flow_start(f),
+                Event::WebTimer(wi) => self.on_web_timer(wi),
             }
         }
         self.now = self.end;
@@ -440,8 +446,12 @@ impl World {
     /// stalled sockets (spec 06 §2.8).
     fn on_host_dequeue(&mut self, h: u32, pkt: &Packet) {
         if pkt.kind == PacketKind::Tcp {
-            if let FlowEnds::Tcp(f) = self.flows[pkt.flow as usize] {
-                let s = if pkt.dir == 0 { f.initiator } else { f.acceptor };
+            let s = match self.flows[pkt.flow as usize] {
+                FlowEnds::Tcp(f) => Some(if pkt.dir == 0 { f.initiator } else { f.acceptor }),
+                FlowEnds::Web(wi) => self.web_socket(wi, pkt, false),
+                FlowEnds::Udp(_) => None,
+            };
+            if let Some(s) = s {
                 let sock = &mut self.sockets[s as usize];
                 sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
             }
@@ -469,7 +479,22 @@ impl World {
                 d.1 += 1;
             }
             PacketKind::Tcp => {
-                let FlowEnds::Tcp(f) = self.flows[pkt.flow as usize] else { return };
+                let f = match self.flows[pkt.flow as usize] {
+                    FlowEnds::Tcp(f) => f,
+                    FlowEnds::Web(wi) => {
+                        let Some(s) = self.web_socket(wi, &pkt, true) else { return };
+                        let mut out = std::mem::take(&mut self.out);
+                        self.sockets[s as usize].on_packet(self.now, &pkt, &mut out);
+                        self.emit(s, &mut out);
+                        self.out = out;
+                        if pkt.tcp.payload > 0 {
+                            self.on_web_delivery(wi, pkt.tcp.conn);
+                        }
+                        self.pump(s);
+                        return;
+                    }
+                    FlowEnds::Udp(_) => return,
+                };
                 let s = if pkt.dir == 0 { f.acceptor } else { f.initiator };
                 self.trace_catch_up(s);
                 let mut out = std::mem::take(&mut self.out);
@@ -518,7 +543,7 @@ impl World {
     }
 
     /// Queue a socket's packets at its host's qdisc and start the NIC.
-    fn emit(&mut self, s: u32, out: &mut Vec<Packet>) {
+    pub(super) fn emit(&mut self, s: u32, out: &mut Vec<Packet>) {
         if out.is_empty() {
             return;
         }
@@ -545,7 +570,7 @@ impl World {
         self.kick_port(port);
     }
 
-    fn arm_socket_timer(&mut self, s: u32) {
+    pub(super) fn arm_socket_timer(&mut self, s: u32) {
         if let Some(d) = self.sockets[s as usize].next_deadline() {
             let d = d.max(self.now);
             let at = &mut self.socket_timer_at[s as usize];
@@ -580,6 +605,7 @@ impl World {
                 self.arm_socket_timer(s);
             }
             FlowEnds::Udp(a) => self.on_app_timer(a),
+            FlowEnds::Web(wi) => self.arm_web_timer(wi),
         }
     }
 

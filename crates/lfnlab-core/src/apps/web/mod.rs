@@ -10,8 +10,10 @@
 pub mod catalogue;
 pub mod config;
 pub mod dist;
+pub mod http;
 
 pub use catalogue::{Catalogue, CatalogueStats};
+pub use http::{HttpVariant, ObjectRecord, WebAction, WebWorkload};
 pub use config::{CatalogueConfig, EmbeddedCount, Popularity, SizeModel, WebModel};
 
 #[cfg(test)]

@@ -40,6 +40,8 @@ pub struct Addr {
     pub mtu: u32,
     /// IP TTL of outgoing packets (spec 02 §2.3.1 `initial_ip_ttl`).
     pub ip_ttl: u8,
+    /// Connection index within a Web workload flow (spec 02 §3.2), else 0.
+    pub conn: u32,
 }
 
 /// TCP option space (RFC 9293 §3.1: 40 bytes).
@@ -148,7 +150,7 @@ impl TcpSocket {
             dir: self.addr.dir,
             l3_bytes: self.addr.ip_header_bytes + 20 + opts + h.payload + if h.qs_response[0] != 0 { OPT_BYTES } else { 0 },
             ip: IpFields { ttl: self.addr.ip_ttl, ..IpFields::default() },
-            tcp: h,
+            tcp: TcpHeader { conn: self.addr.conn, ..h },
             tstamp: SimTime::ZERO,
         }
     }
