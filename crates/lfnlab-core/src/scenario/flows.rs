@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::cc_names::{available, check_cc};
 use super::links::Graph;
-use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec};
+use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec, PacingSpec};
 use super::nodes::{check_profile, kind_name};
 use super::quickstart::resolve_flow_qs;
 use crate::apps::web::{HttpVariant, WebModel};
@@ -97,13 +97,18 @@ pub fn resolve_flows(
             }
             FlowKind::Web => {
                 refuse_keys(
-                    &[("bytes", f.bytes.is_some()), ("app_rate", f.app_rate.is_some()), ("request", f.request.is_some()), ("response", f.response.is_some()), ("pacing", f.pacing.is_some())],
+                    &[("bytes", f.bytes.is_some()), ("app_rate", f.app_rate.is_some()), ("request", f.request.is_some()), ("response", f.response.is_some())],
                     i,
                     "web",
                     "other",
                     ctx,
                 )?;
+                // CHOICE: connections created at run time are unpaced (no per-connection qdisc state).
+                f.pacing.get_or_insert_with(|| PacingSpec { kind: "off".into(), mode: None, max_rate: None, cps_t: None });
                 resolve_tcp_bulk(f, i, &nodes[to], ctx)?;
+                if let Some(p) = f.pacing.as_ref().filter(|p| p.kind != "off") {
+                    return Err(ctx.err(at("pacing.kind"), format!("web flows are unpaced: expected \"off\", got \"{}\"", p.kind)));
+                }
                 resolve_web(f, i, ctx)?;
                 resolve_quickstart(f, i, &nodes[to], ctx)?;
             }
