@@ -57,10 +57,11 @@ class Experiment:
 def catalogue() -> list[Experiment]:
     """Every catalogued experiment, in ID order."""
     from .v01 import EXPERIMENTS as V01
+    from .v02 import EXPERIMENTS as V02
     from .v03 import EXPERIMENTS as V03
     from .v06 import EXPERIMENTS as V06
 
-    return sorted(V01 + V03 + V06, key=lambda e: _id_key(e.id))
+    return sorted(V01 + V02 + V03 + V06, key=lambda e: _id_key(e.id))
 
 
 def _id_key(experiment_id: str) -> tuple[Any, ...]:

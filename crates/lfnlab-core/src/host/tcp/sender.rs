@@ -135,6 +135,9 @@ pub struct Sender {
     charge_per_segment: u32,
     /// Pacing is on (any kind but `off`).
     pub paced: bool,
+    /// Send the next lost segment even if cwnd is full (once; set by a
+    /// Quick-Start revert inside recovery, spec 02 §2.3.10).
+    pub retransmit_now: bool,
 }
 
 /// Accumulates the RTT samples and ACKed segments of one round.
@@ -219,6 +222,7 @@ impl Sender {
             cwnd_usage_seq: 0,
             charge_per_segment: 0,
             paced: cfg.pacing != super::config::Pacing::Off,
+            retransmit_now: false,
         }
     }
 
@@ -765,6 +769,13 @@ impl Sender {
     pub fn next_segment(&mut self, now: SimTime, rtt: &RttEstimator) -> Result<ToSend, SndLim> {
         if !self.established {
             return Err(SndLim::Application);
+        }
+        if self.retransmit_now {
+            self.retransmit_now = false;
+            if let Some(idx) = self.sb.next_lost() {
+                let s = self.sb.get(idx);
+                return Ok(ToSend { start: s.start, len: s.len, retransmit: Some(idx) });
+            }
         }
         if self.sb.pipe() + 1 > self.w.cwnd.floor() as u64 {
             return Err(SndLim::Cwnd);

@@ -251,6 +251,9 @@ impl TcpSocket {
             Some(WindowChange::Revert { cwnd, ssthresh_cap }) => {
                 w.cwnd = cwnd.max(1.0);
                 w.ssthresh = w.ssthresh.min(ssthresh_cap).max(2.0);
+                // Loss recovery follows the CC module (spec 02 §2.3.10): the
+                // first retransmission leaves whatever the smaller cwnd (RFC 6675 §5).
+                self.snd.retransmit_now = true;
             }
             None => {}
         }
@@ -351,6 +354,11 @@ impl TcpSocket {
         // Established: ACK processing, then data.
         // An endpoint that never sent data has nothing to learn from the ACK field.
         let (cwnd_before, events_before) = (self.snd.w.cwnd, self.snd.stats.congestion_events());
+        if h.has(flags::ACK) && self.snd.snd_max == 0 {
+            // RFC 9293 §3.10.7.4: SND.WND follows the peer's window even before
+            // this end has sent data (a server answering a request, spec 02 §2.4 rule 4).
+            self.snd.snd_wnd = h.wnd_bytes;
+        }
         if h.has(flags::ACK) && self.snd.snd_max > 0 && self.snd.on_ack(now, h, &mut self.rtt) {
             self.rto_deadline = if self.snd.sb.packets_out > 0 { Some(now + self.rtt.rto()) } else { None };
             if self.completed_at.is_none() && self.snd.all_acked() {
@@ -475,7 +483,8 @@ impl TcpSocket {
             // spec 02 §2.3: a Quick-Start option on new data (MSS − 8 payload, §2.2.7).
             let mut ip_qs = None;
             if seg.retransmit.is_none() {
-                let restarted = self.snd.stats.idle_restarts > restarts_before;
+                // spec 02 §2.3.2: only an idle restart that lowered cwnd triggers a request.
+                let restarted = self.snd.stats.idle_restarts > restarts_before && self.snd.w.cwnd < cwnd_before;
                 let (srtt, cwnd, mss, ttl) = (self.rtt.srtt, self.snd.w.cwnd, self.snd.mss, self.addr.ip_ttl);
                 if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
                     let was_qs = snd.in_qs_mode();

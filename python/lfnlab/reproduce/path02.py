@@ -1,0 +1,189 @@
+"""Testbed T0 of spec 02 §4.1, built as a scenario dict.
+
+server ``S`` ──[one full-duplex link, C = 10 Mbit/s per direction, delay RTT/2 each way]── client ``C``
+
+- Egress queues: drop-tail, ``txqueuelen`` 1000 packets at S and at C (the hosts' interface
+  queues; spec 02 §4.1, open point 12). Ethernet framing: MTU 1500, 38 bytes per frame on the
+  wire (18 header/FCS + 8 preamble + 12 IPG).
+- Flow ``rr``: a ``request_response`` flow (spec 02 §3.1) opened by C; C sends a 100-byte
+  request, S answers with ``response_bytes`` (unlimited when None). Data direction S → C.
+- TCP (spec 02 §2.6): profile ``linux-2.6`` (IW 3 for MSS 1448, initial RTO 3 s, min RTO
+  200 ms, SACK, timestamps, window scaling), ``ack_policy = linux_like``,
+  ``rwnd_policy = full_buffer``, 8 MiB socket buffers; Reno (``cc = "reno"``) or CUBIC of
+  Linux 2.6.20 (``cc = "cubic"``, ``cc_params.variant = "linux-2.6.20"``, initial ssthresh 100).
+- Quick-Start (spec 02 §4.1): the QS function on S's egress (C = 10 Mbit/s, D = 1 s, K = 2,
+  θ = 1.0) in every run, so slow-start and Quick-Start runs share one testbed; in mode
+  ``"qs"`` the server asks in its SYN/ACK for ``rate_code`` (7 = 5.12 Mbit/s), pacing with
+  HZ = 1000, M = 3.
+
+Monitor: ``monitor_bin_s`` adds ``[[monitor]] link = "S->C", point = "ingress"``: the frames
+of S → C counted when their last bit reaches C (L2 bytes = IP total length + 18).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..scenario import Scenario
+from . import quantities as q
+
+__all__ = [
+    "SERVER",
+    "CLIENT",
+    "FLOW",
+    "DATA_LINK",
+    "RATE_BPS",
+    "MSS_BYTES",
+    "HEADER_BYTES",
+    "IP_PACKET_BYTES",
+    "L2_HEADER_BYTES",
+    "WIRE_BYTES",
+    "IW_SEGMENTS",
+    "SOCKET_BUFFER_BYTES",
+    "TXQUEUELEN",
+    "MODES",
+    "CCS",
+    "CUBIC_VARIANT",
+    "TCP_02",
+    "ip_link_rate_bps",
+    "bdp_segments",
+    "qs_rate_bps",
+    "t0_scenario",
+]
+
+SERVER = "S"
+CLIENT = "C"
+#: The one flow of every chapter 02 testbed run.
+FLOW = "rr"
+#: The data direction (spec 02 §4.1): the server's egress toward the client.
+DATA_LINK = f"{SERVER}->{CLIENT}"
+#: Link rate of T0, per direction (spec 02 §4.1).
+RATE_BPS = 10e6
+#: MSS payload with timestamps (spec 02 §2.6.1).
+MSS_BYTES = 1448
+#: IP 20 + TCP 20 + timestamps 12: the header of a full data packet (spec 02 §2.3.1, H = 52).
+HEADER_BYTES = 52
+#: IP total length of a full data segment, M + H; also of the first Quick-Start segment,
+#: which carries the 8-byte Report option and 8 bytes less payload (spec 02 §2.2.7).
+IP_PACKET_BYTES = MSS_BYTES + HEADER_BYTES
+#: Ethernet header + FCS: a monitor's L2 bytes are the IP total length + 18 per frame.
+L2_HEADER_BYTES = 18
+#: Wire footprint of a full frame: 1500 + 18 + 8 preamble + 12 IPG (spec 02 §4.1, O = 38).
+WIRE_BYTES = IP_PACKET_BYTES + 38
+#: RFC 3390 initial window for MSS 1448 (spec 02 §2.6.1).
+IW_SEGMENTS = 3
+SOCKET_BUFFER_BYTES = 8 * 2**20
+#: Drop-tail interface queues at S and C, packets (spec 02 §4.1).
+TXQUEUELEN = 1000
+#: ``"ss"`` plain slow start; ``"qs"`` Quick-Start request in the server's SYN/ACK.
+MODES = ("ss", "qs")
+CCS = ("reno", "cubic")
+#: CUBIC of the chapter's kernel generation (spec 02 §2.6.1, §6 point 25).
+CUBIC_VARIANT = "linux-2.6.20"
+#: spec 02 §2.6.2 and §6 point 9: per-flow TCP keys on top of the ``linux-2.6`` profile.
+TCP_02: dict[str, Any] = {"ack_policy": "linux_like", "rwnd_policy": "full_buffer"}
+PROFILE = "linux-2.6"
+
+
+def ip_link_rate_bps(rate_bps: float = RATE_BPS) -> float:
+    """The IP-level rate of full-size packets on the link: C·1500/1538 (9.7529 Mbit/s at
+    10 Mbit/s), the dashed line of E1."""
+    return rate_bps * IP_PACKET_BYTES / WIRE_BYTES
+
+
+def bdp_segments(rtt_s: float, rate_bps: float = RATE_BPS) -> float:
+    """Path BDP in full frames: C·τ/(8·1538) (81.3 at 100 ms, 162.5 at 200 ms)."""
+    return rate_bps * rtt_s / (8.0 * WIRE_BYTES)
+
+
+def qs_rate_bps(rate_code: int) -> float:
+    """Rate(N) = 40 000·2^N bit/s (spec 02 §2.2.1); Rate(0) = 0."""
+    if not isinstance(rate_code, int) or isinstance(rate_code, bool) or not 0 <= rate_code <= 15:
+        raise ValueError(f"rate_code must be an integer in 0..15, got {rate_code!r}")
+    return 0.0 if rate_code == 0 else 40_000.0 * 2**rate_code
+
+
+def t0_scenario(
+    name: str,
+    *,
+    rtt_s: float,
+    cc: str,
+    mode: str,
+    duration_s: float,
+    seed: int,
+    ssthresh_policy: str = "none",
+    rate_code: int = 7,
+    response_bytes: Optional[float] = None,
+    rate_bps: float = RATE_BPS,
+    monitor_bin_s: Optional[float] = None,
+    capture_packets: int = 0,
+    trace_bin_s: Optional[float] = None,
+    txqueuelen: int = TXQUEUELEN,
+) -> Scenario:
+    """Testbed T0 (spec 02 §4.1) with one ``request_response`` flow ``rr`` from C to S.
+
+    Args:
+        name: scenario name (``sim.name``).
+        rtt_s: base RTT τ; each direction gets a delay of τ/2.
+        cc: ``"reno"`` or ``"cubic"`` (CUBIC ``linux-2.6.20``).
+        mode: ``"ss"`` (no Quick-Start request) or ``"qs"`` (the server asks in its SYN/ACK).
+        duration_s: simulated time.
+        seed: the run's master seed (tick phases, QS TTL, nonces; spec 02 §2.7).
+        ssthresh_policy: ``"none"`` or ``"qs_window"`` (spec 02 §2.3.9); only with ``"qs"``.
+        rate_code: requested rate code N (spec 02 §2.2.1); only with ``"qs"``.
+        response_bytes: the response size; None = unlimited (the server always has data).
+        rate_bps: link rate per direction, also the QS function's capacity.
+        monitor_bin_s: bin of a monitor on ``S->C`` at C's ingress (None: no monitor).
+        capture_packets: frames of that monitor to capture (``packets`` table); 0 = none.
+        trace_bin_s: bin of the TCP trace (None: trace off).
+        txqueuelen: interface queue of both hosts, packets.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if cc not in CCS:
+        raise ValueError(f"cc must be one of {', '.join(CCS)}, got {cc!r}")
+    if mode == "ss" and (ssthresh_policy != "none" or rate_code != 7):
+        raise ValueError("ssthresh_policy and rate_code apply to mode 'qs' only")
+    if capture_packets and monitor_bin_s is None:
+        raise ValueError("capture_packets needs the monitor (monitor_bin_s)")
+    flow: dict[str, Any] = {
+        "name": FLOW,
+        "kind": "request_response",
+        "from": CLIENT,
+        "to": SERVER,
+        "profile": PROFILE,
+        "cc": cc,
+        "sndbuf": q.size(SOCKET_BUFFER_BYTES),
+        "rcvbuf": q.size(SOCKET_BUFFER_BYTES),
+        "tcp": dict(TCP_02),
+    }
+    if cc == "cubic":
+        flow["cc_params"] = {"variant": CUBIC_VARIANT}
+    if response_bytes is not None:
+        flow["response"] = q.size(response_bytes)
+    if mode == "qs":
+        # spec 02 §4.1: request in the SYN/ACK (on_connect), HZ = 1000, M = 3 (the defaults).
+        flow["quickstart"] = {"rate_code": rate_code, "ssthresh_policy": ssthresh_policy, "hz": 1000, "chunk_min": 3}
+    sim: dict[str, Any] = {"name": name, "duration": q.time(duration_s), "seed": seed}
+    sim["trace"] = {"mode": "off"} if trace_bin_s is None else {"mode": "bin", "bin": q.time(trace_bin_s)}
+    host = {"kind": "host", "mtu": 1500, "txqueuelen": txqueuelen}
+    d: dict[str, Any] = {
+        "sim": sim,
+        "node": [
+            # spec 02 §4.1: the QS function on S's egress, C = 10 Mbit/s, D = 1 s, K = 2, θ = 1.
+            {
+                "name": SERVER,
+                **host,
+                "quickstart": {"capacity": q.rate(rate_bps), "meter_interval": "1s", "ring_slots": 2, "thresh": 1.0},
+            },
+            {"name": CLIENT, **host},
+        ],
+        "link": [{"from": SERVER, "to": CLIENT, "rate": q.rate(rate_bps), "delay": q.time(rtt_s / 2.0)}],
+        "flow": [flow],
+    }
+    if monitor_bin_s is not None:
+        m: dict[str, Any] = {"link": DATA_LINK, "point": "ingress", "bin": q.time(monitor_bin_s)}
+        if capture_packets:
+            m["capture_packets"] = int(capture_packets)
+        d["monitor"] = [m]
+    return Scenario.from_dict(d, origin=f"<{name}>")
