@@ -4,8 +4,7 @@
 
 mod common;
 use common::*;
-use lfnlab_core::scenario::load_str;
-use lfnlab_core::sim::{run, RunOutput};
+use lfnlab_core::sim::RunOutput;
 
 /// A saturating 1500-byte UDP source behind an ipg qdisc with a fixed gap of
 /// `gap` bytes, GbE straight to the receiver, for `secs` (spec 01 §3 E1).
@@ -39,7 +38,7 @@ link = "snd->rcv"
 bin = "{secs}s"
 "#
     );
-    run(&load_str(&text, "<fixed gap>", &[]).unwrap()).unwrap()
+    run_toml(&text)
 }
 
 /// Equation (2): real data leaves at max_rate·P/(P + G), P = 1538 wire bytes.
@@ -111,7 +110,7 @@ link = "snd->wan"
 bin = "500us"
 point = "ingress"
 "#;
-    run(&load_str(text, "<paced path>", &[]).unwrap()).unwrap()
+    run_toml(text)
 }
 
 #[test]

@@ -17,7 +17,7 @@ use lfnlab_core::quickstart::sender::QsSender;
 use lfnlab_core::results::summary::{QsFlowSummary, QsInterfaceSummary};
 use lfnlab_core::scenario::load_str;
 use lfnlab_core::scenario::model::QsFlowSpec;
-use lfnlab_core::sim::{run, RunOutput};
+use lfnlab_core::sim::RunOutput;
 use lfnlab_core::{scenario, InputError};
 
 // ---------------------------------------------------------------------------
@@ -190,7 +190,7 @@ impl T0 {
         s += &format!("[[link]]\n{data_link}rate = \"{}\"\ndelay = \"{}\"\n{}\n", self.rate, self.one_way, self.link_extra);
         for f in &self.flows {
             s += &format!(
-                "[[flow]]\nname = \"{}\"\nkind = \"request_response\"\nfrom = \"C\"\nto = \"S\"\nstart = \"{}\"\n{}profile = \"linux-2.6\"\ncc = \"reno\"\nsndbuf = \"8MiB\"\nrcvbuf = \"8MiB\"\ntcp = {{ ack_policy = \"linux_like\", rwnd_policy = \"full_buffer\" }}\n{}\n",
+                "[[flow]]\nname = \"{}\"\nkind = \"request_response\"\nfrom = \"C\"\nto = \"S\"\nstart = \"{}\"\n{}{CH02_TCP}{}\n",
                 f.name,
                 f.start,
                 if f.response.is_empty() { String::new() } else { format!("response = \"{}\"\n", f.response) },
@@ -207,13 +207,8 @@ impl T0 {
     }
 
     fn run(&self) -> RunOutput {
-        run_text(&self.toml())
+        run_toml(&self.toml())
     }
-}
-
-fn run_text(text: &str) -> RunOutput {
-    let sc = load_str(text, "<validation 02>", &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    run(&sc).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn flow_qs(out: &RunOutput, i: usize) -> &QsFlowSummary {
@@ -867,38 +862,8 @@ fn approval_ring_holds_an_approval_for_at_least_one_and_at_most_two_intervals() 
 /// A tcp_bulk S → C on T0 with the given flow keys.
 fn bulk(duration: &str, flow_extra: &str, capture: u64) -> String {
     format!(
-        r#"
-[sim]
-duration = "{duration}"
-trace = {{ mode = "off" }}
-[[node]]
-name = "S"
-kind = "host"
-quickstart = {{ capacity = "10Mbps" }}
-[[node]]
-name = "C"
-kind = "host"
-[[link]]
-from = "S"
-to = "C"
-rate = "10Mbps"
-delay = "50ms"
-[[flow]]
-name = "b"
-kind = "tcp_bulk"
-from = "S"
-to = "C"
-profile = "linux-2.6"
-cc = "reno"
-sndbuf = "8MiB"
-rcvbuf = "8MiB"
-tcp = {{ ack_policy = "linux_like", rwnd_policy = "full_buffer" }}
-{flow_extra}
-[[monitor]]
-link = "S->C"
-bin = "1s"
-capture_packets = {capture}
-"#
+        "{}[[flow]]\nname = \"b\"\nkind = \"tcp_bulk\"\nfrom = \"S\"\nto = \"C\"\n{CH02_TCP}{flow_extra}\n[[monitor]]\nlink = \"S->C\"\nbin = \"1s\"\ncapture_packets = {capture}\n",
+        t0_head(duration, 1, "50ms")
     )
 }
 
@@ -911,7 +876,7 @@ capture_packets = {capture}
 /// used at once (the ACK that brings the echo also clocks out new data).
 #[test]
 fn explicit_request_on_a_busy_connection_is_used() {
-    let out = run_text(&bulk("1s", r#"quickstart = { on_connect = false, request_at = ["0.25s"] }"#, 400));
+    let out = run_toml(&bulk("1s", r#"quickstart = { on_connect = false, request_at = ["0.25s"] }"#, 400));
     let q = flow_qs(&out, 0);
     assert_eq!(q.outcome.as_deref(), Some("used"));
     assert_eq!((q.requests, q.approvals, q.approved_code, q.reports_sent), (1, 1, 7, 1));
@@ -937,7 +902,7 @@ fn explicit_request_on_a_busy_connection_is_used() {
 /// ≈ 4.1 s). No QS mode, exactly one request and one report.
 #[test]
 fn explicit_request_after_idle_expires_without_data() {
-    let out = run_text(&bulk(
+    let out = run_toml(&bulk(
         "4.5s",
         r#"app_rate = "11584bps"
 quickstart = { on_connect = false, on_idle_restart = false, request_at = ["2.5s"] }"#,
@@ -971,14 +936,14 @@ fn idle_restart_triggers_a_request() {
     };
     let growth = r#"tcp = { ack_policy = "linux_like", rwnd_policy = "full_buffer" }"#;
     let text = |on: bool| bulk("3.5s", &keys(on), 50).replace(growth, r#"tcp = { ack_policy = "linux_like", rwnd_policy = "full_buffer", cwnd_limited_growth = false }"#);
-    let on = run_text(&text(true));
+    let on = run_toml(&text(true));
     let q = flow_qs(&on, 0);
     assert_eq!((q.requests, q.approvals, q.approved_code, q.reports_sent), (1, 1, 7, 1));
     assert_eq!(q.outcome.as_deref(), Some("expired"));
     let reduced: Vec<f64> = data_frames(&on, "S->C").iter().filter(|f| f.payload == MSS - OPT).map(|f| f.t).collect();
     assert_eq!(reduced.len(), 2, "{reduced:?}");
     assert!(reduced[0] > 2.0 && reduced[0] < 2.2, "{reduced:?}");
-    let off = run_text(&text(false));
+    let off = run_toml(&text(false));
     let q = flow_qs(&off, 0);
     assert_eq!((q.requests, q.reports_sent, q.outcome.as_deref()), (0, 0, None));
 }
@@ -992,7 +957,7 @@ fn idle_restart_triggers_a_request() {
 #[test]
 
 fn idle_restart_that_does_not_lower_cwnd_sends_no_request() {
-    let out = run_text(&bulk("2.5s", "app_rate = \"11584bps\"\nquickstart = { on_connect = false }", 50));
+    let out = run_toml(&bulk("2.5s", "app_rate = \"11584bps\"\nquickstart = { on_connect = false }", 50));
     let q = flow_qs(&out, 0);
     assert_eq!((q.requests, q.reports_sent, q.outcome.as_deref()), (0, 0, None));
 }

@@ -5,45 +5,14 @@
 mod common;
 use common::*;
 use lfnlab_core::scenario::load_str;
-use lfnlab_core::sim::{run, RunOutput};
+use lfnlab_core::sim::RunOutput;
 
 fn web(http: &str, users: u32, duration_s: u32, qs: bool, seed: u64) -> RunOutput {
-    let text = format!(
-        r#"
-[sim]
-duration = "{duration_s}s"
-seed = {seed}
-trace = {{ mode = "off" }}
-[[node]]
-name = "S"
-kind = "host"
-quickstart = {{ capacity = "10Mbps" }}
-[[node]]
-name = "C"
-kind = "host"
-[[link]]
-from = "S"
-to = "C"
-rate = "10Mbps"
-delay = "100ms"
-[[flow]]
-name = "web"
-kind = "web"
-from = "C"
-to = "S"
-users = {users}
-web_model = "large_files"
-http = "{http}"
-profile = "linux-2.6"
-cc = "reno"
-sndbuf = "8MiB"
-rcvbuf = "8MiB"
-tcp = {{ ack_policy = "linux_like", rwnd_policy = "full_buffer" }}
-{qs}
-"#,
-        qs = if qs { "quickstart = { rate_code = 7 }" } else { "" }
-    );
-    run(&load_str(&text, "<validation 02 web>", &[]).unwrap()).unwrap()
+    let qs = if qs { "quickstart = { rate_code = 7 }\n" } else { "" };
+    run_toml(&format!(
+        "{}[[flow]]\nname = \"web\"\nkind = \"web\"\nfrom = \"C\"\nto = \"S\"\nusers = {users}\nweb_model = \"large_files\"\nhttp = \"{http}\"\n{CH02_TCP}{qs}",
+        t0_head(&format!("{duration_s}s"), seed, "100ms")
+    ))
 }
 
 fn web_block(out: &RunOutput) -> serde_json::Value {

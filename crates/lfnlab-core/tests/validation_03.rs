@@ -5,12 +5,7 @@
 
 mod common;
 use common::*;
-use lfnlab_core::scenario::load_str;
-use lfnlab_core::sim::{run, RunOutput};
-
-fn run_toml(text: &str) -> RunOutput {
-    run(&load_str(text, "<validation 03>", &[]).unwrap()).unwrap()
-}
+use lfnlab_core::sim::RunOutput;
 
 /// A saturating UDP source of 1500-byte packets on a GbE NIC with `ipg` bytes
 /// of inter-packet gap, straight to the receiver, for one second.

@@ -7,7 +7,7 @@
 use super::nonce::{echo_matches, random_nonce};
 use super::option::{IpQs, QsResponse, OPT_BYTES};
 use super::pacing::{qs_window, rtt_ticks, PacingPlan};
-use super::rate::{code_ceil, rate_bps, MAX_RATE_CODE};
+use super::rate::{code_ceil, MAX_RATE_CODE};
 use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, Span, PS_PER_S};
 
@@ -219,8 +219,6 @@ pub struct QsSender {
     ack_growth: f64,
     w_qs: u32,
     episode: Trigger,
-    /// cwnd the sender would have had without QS (idle-restart episodes).
-    cwnd_without_qs: f64,
     /// Largest cwnd since the last congestion event, and whether one happened.
     w_max: f64,
     congested: bool,
@@ -255,7 +253,6 @@ impl QsSender {
             ack_growth: 0.0,
             w_qs: 0,
             episode: Trigger::Connect,
-            cwnd_without_qs: 0.0,
             w_max: 0.0,
             congested: false,
             explicit_next: 0,
@@ -284,11 +281,6 @@ impl QsSender {
         if self.state == QsState::ReqSent {
             self.refuse(Outcome::CarrierLost);
         }
-    }
-
-    /// Whether a SYN / SYN-ACK carrying a request is outstanding (its RTO is `syn_rto`).
-    pub fn handshake_request_outstanding(&self) -> bool {
-        self.state == QsState::ReqSent && self.req.is_some_and(|r| r.seq_end.is_none())
     }
 
     fn build_request(&mut self, now: SimTime, ip_ttl: u8, n_req: u8, seq_end: Option<u64>, trigger: Trigger) -> [u8; 8] {
@@ -408,7 +400,7 @@ impl QsSender {
 
     /// A new data segment starting at `seq` is about to be sent (spec 02 §2.3.2,
     /// §2.3.4, §2.3.11). `idle_restarted`: the idle-restart rule just cut cwnd,
-    /// `cwnd` is the window after it. Returns the option the segment carries, if any.
+    /// `cwnd` is the window after it (the cwnd without QS). Returns the option the segment carries, if any.
     #[allow(clippy::too_many_arguments)]
     pub fn on_new_data(
         &mut self,
@@ -417,7 +409,6 @@ impl QsSender {
         len: u32,
         srtt: Option<Span>,
         cwnd: f64,
-        cwnd_before_restart: f64,
         idle_restarted: bool,
         mss_bytes: u32,
         ip_ttl: u8,
@@ -436,7 +427,6 @@ impl QsSender {
             self.qs_first_seq = seq;
             self.qs_pkts_sent = 0;
             self.cwnd_pre = cwnd;
-            self.cwnd_without_qs = cwnd;
             self.ack_growth = 0.0;
             self.w_qs = w_qs;
             let ticks = rtt_ticks(srtt.unwrap_or(Span::ZERO), self.cfg.hz);
@@ -477,7 +467,6 @@ impl QsSender {
         if trigger == Trigger::IdleRestart && qs_window(n_req, srtt, mss_bytes, self.cfg.header_bytes) as f64 <= cwnd {
             return None;
         }
-        self.cwnd_without_qs = cwnd_before_restart.max(cwnd);
         let len = len.min(reduced);
         let ip_qs = self.build_request(now, ip_ttl, n_req, Some(seq + len as u64), trigger);
         Some(DataOption { ip_qs, max_payload: reduced })
@@ -544,7 +533,8 @@ impl QsSender {
         let ssthresh_cap = (q_ok / 2).max(2) as f64;
         let cwnd = match self.episode {
             Trigger::Connect => iw,
-            Trigger::IdleRestart | Trigger::Explicit => ((self.w_qs / 2) as f64).min(self.cwnd_without_qs).max(1.0),
+            // The cwnd without QS is the (restart) cwnd at QS start.
+            Trigger::IdleRestart | Trigger::Explicit => ((self.w_qs / 2) as f64).min(self.cwnd_pre).max(1.0),
         };
         Some(WindowChange::Revert { cwnd, ssthresh_cap })
     }
@@ -554,20 +544,11 @@ impl QsSender {
         self.state.in_qs_mode()
     }
 
-    pub fn qs_first_seq(&self) -> u64 {
-        self.qs_first_seq
-    }
-
     /// ssthresh when QS mode starts (spec 02 §2.3.9), if the policy sets one.
     pub fn ssthresh_at_start(&self) -> Option<f64> {
         match self.cfg.ssthresh_policy {
             SsthreshPolicy::None => None,
             SsthreshPolicy::QsWindow => Some(((self.cfg.ssthresh_factor * self.w_qs as f64).floor()).max(2.0)),
         }
-    }
-
-    /// Requested rate in bit/s of the configured code.
-    pub fn configured_rate_bps(&self) -> u64 {
-        rate_bps(self.cfg.rate_code)
     }
 }

@@ -8,7 +8,9 @@ use super::units::TimeSpan;
 use crate::engine::time::Span;
 use crate::error::InputError;
 use crate::quickstart::rate::{code_ceil, code_floor, MAX_RATE_CODE};
-use crate::quickstart::router_config::{Admission, DenyAction, ProcCost, RouterConfig, UtilEstimator};
+use crate::quickstart::router_config::{
+    Admission, DenyAction, ProcCost, RouterConfig, UtilEstimator, PEAK_SAMPLES_DEFAULT, PEAK_SAMPLES_MAX, PEAK_SAMPLES_MIN, PEAK_SAMPLE_DEFAULT,
+};
 use crate::quickstart::sender::{QsSenderConfig, SsthreshPolicy};
 
 /// spec 02 §2.3.1 sender defaults.
@@ -16,13 +18,6 @@ const RATE_CODE: u8 = 7;
 const HZ: u32 = 1000;
 const CHUNK_MIN: u32 = 3;
 const SYN_RTO: Span = Span::from_secs(3);
-/// spec 02 §2.5.1 router defaults.
-const METER_INTERVAL: Span = Span::from_secs(1);
-const RING_SLOTS: u32 = 2;
-const PEAK_SAMPLE: Span = Span::from_ms(150);
-const PEAK_SAMPLES: u32 = 3;
-/// The `peak` estimator keeps 3..=20 samples (spec 02 §2.5.1).
-const PEAK_SAMPLES_RANGE: std::ops::RangeInclusive<u32> = 3..=20;
 /// A metering interval below 1 ms or above 1 h is a typo, not an experiment.
 const METER_INTERVAL_RANGE_MS: (u64, u64) = (1, 3_600_000);
 /// Largest history ring (K): the bookkeeping is per slot, so keep it small.
@@ -37,8 +32,7 @@ pub fn resolve_flow_qs(q: &mut QsFlowSpec, header_bytes: u32, at: &str, ctx: &Ct
             return Err(ctx.err(key("rate_code"), "give either `rate` or `rate_code`, not both"));
         }
         (Some(r), None) => {
-            let code = if q.round_up == Some(true) { code_ceil(r.bps as f64) } else { code_floor(r.bps as f64) };
-            if code == 0 {
+            if requested_code(q) == 0 {
                 return Err(ctx.err(key("rate"), format!("expected at least 80kbps (Quick-Start rate code 1), got {r}")));
             }
         }
@@ -87,15 +81,20 @@ pub fn resolve_flow_qs(q: &mut QsFlowSpec, header_bytes: u32, at: &str, ctx: &Ct
     Ok(())
 }
 
-/// The sender/receiver configuration of a resolved flow table.
-pub fn flow_qs_config(q: &QsFlowSpec) -> QsSenderConfig {
-    let rate_code = match (q.rate, q.rate_code) {
+/// The requested rate code: `rate` converted with `code_floor` (`round_up`:
+/// `code_ceil`, spec 02 §2.3.1), else `rate_code`.
+fn requested_code(q: &QsFlowSpec) -> u8 {
+    match (q.rate, q.rate_code) {
         (Some(r), _) if q.round_up == Some(true) => code_ceil(r.bps as f64),
         (Some(r), _) => code_floor(r.bps as f64),
         (None, c) => c.unwrap_or(RATE_CODE),
-    };
+    }
+}
+
+/// The sender/receiver configuration of a resolved flow table.
+pub fn flow_qs_config(q: &QsFlowSpec) -> QsSenderConfig {
     QsSenderConfig {
-        rate_code,
+        rate_code: requested_code(q),
         on_connect: q.on_connect.unwrap_or(true),
         on_idle_restart: q.on_idle_restart.unwrap_or(true),
         request_at: q.request_at.iter().flatten().map(|t| t.span).collect(),
@@ -127,12 +126,12 @@ pub fn resolve_router_qs(q: &mut QsRouterSpec, at: &str, ctx: &Ctx) -> Result<()
         Some(c) if c.bps == 0 => return Err(ctx.err(key("capacity"), "the capacity must be greater than zero")),
         Some(_) => {}
     }
-    let d = *q.meter_interval.get_or_insert(TimeSpan::from_span(METER_INTERVAL));
+    let d = *q.meter_interval.get_or_insert(TimeSpan::from_span(RouterConfig::new(1).meter_interval));
     let (lo, hi) = METER_INTERVAL_RANGE_MS;
     if d.span < Span::from_ms(lo) || d.span > Span::from_ms(hi) {
         return Err(ctx.err(key("meter_interval"), format!("expected a metering interval from 1ms to 1h, got {d}")));
     }
-    let k = *q.ring_slots.get_or_insert(RING_SLOTS);
+    let k = *q.ring_slots.get_or_insert(RouterConfig::new(1).ring_slots);
     if !(1..=MAX_RING_SLOTS).contains(&k) {
         return Err(ctx.err(key("ring_slots"), format!("expected 1 to {MAX_RING_SLOTS} history slots, got {k}")));
     }
@@ -151,13 +150,13 @@ pub fn resolve_router_qs(q: &mut QsRouterSpec, at: &str, ctx: &Ctx) -> Result<()
             }
         }
         "peak" => {
-            let s = *q.peak_sample.get_or_insert(TimeSpan::from_span(PEAK_SAMPLE));
+            let s = *q.peak_sample.get_or_insert(TimeSpan::from_span(PEAK_SAMPLE_DEFAULT));
             if s.ps() == 0 {
                 return Err(ctx.err(key("peak_sample"), "the sample length must be greater than zero"));
             }
-            let p = *q.peak_samples.get_or_insert(PEAK_SAMPLES);
-            if !PEAK_SAMPLES_RANGE.contains(&p) {
-                return Err(ctx.err(key("peak_samples"), format!("expected 3 to 20 samples, got {p}")));
+            let p = *q.peak_samples.get_or_insert(PEAK_SAMPLES_DEFAULT);
+            if !(PEAK_SAMPLES_MIN..=PEAK_SAMPLES_MAX).contains(&p) {
+                return Err(ctx.err(key("peak_samples"), format!("expected {PEAK_SAMPLES_MIN} to {PEAK_SAMPLES_MAX} samples, got {p}")));
             }
         }
         other => return Err(ctx.err(key("util_estimator"), format!("expected one of last_interval, peak, got \"{other}\""))),
@@ -204,8 +203,8 @@ pub fn router_qs_config(q: &QsRouterSpec) -> RouterConfig {
     }
     if q.util_estimator.as_deref() == Some("peak") {
         cfg.util_estimator = UtilEstimator::Peak {
-            sample: q.peak_sample.map_or(PEAK_SAMPLE, |s| s.span),
-            samples: q.peak_samples.unwrap_or(PEAK_SAMPLES),
+            sample: q.peak_sample.map_or(PEAK_SAMPLE_DEFAULT, |s| s.span),
+            samples: q.peak_samples.unwrap_or(PEAK_SAMPLES_DEFAULT),
         };
     }
     if let Some(d) = q.deny_action.as_deref().and_then(|d| d.parse().ok()) {

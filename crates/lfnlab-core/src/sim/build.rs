@@ -18,9 +18,7 @@ use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::channel::Channel;
 use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAULT_IP_TTL};
-use crate::quickstart::receiver::QsEcho;
 use crate::quickstart::router::QsRouter;
-use crate::quickstart::sender::QsSender;
 use crate::host::tcp::socket::QsConn;
 use crate::apps::request_response::RequestResponse;
 use crate::apps::web::{Catalogue, CatalogueConfig, HttpVariant, WebModel, WebWorkload};
@@ -183,29 +181,12 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             FlowKind::TcpBulk | FlowKind::RequestResponse => {
                 let rr = f.kind == FlowKind::RequestResponse;
                 let cfg = scenario::tcp_config(s, fi);
-                let cc_name = f.cc.clone().ok_or_else(|| bad(format!("flow[{fi}].cc")))?;
-                let basis = match cfg.ssthresh_basis {
-                    SsthreshBasis::Cwnd => cc::reno::Basis::Cwnd,
-                    SsthreshBasis::FlightSize => cc::reno::Basis::FlightSize,
-                };
-                let mk = |local: usize, remote: usize, dir: u8| Addr {
-                    flow: fi as u32,
-                    dir,
-                    local: local as NodeId,
-                    remote: remote as NodeId,
-                    ip_header_bytes: ip_header_bytes(s.node[local].ip_version),
-                    mtu: s.node[local].mtu.unwrap_or(1500),
-                    ip_ttl: s.node[local].ip_ttl.unwrap_or(DEFAULT_IP_TTL),
-                    conn: 0,
-                };
-                let profile = f.profile.as_deref().unwrap_or(scenario::DEFAULT_PROFILE);
-                let given = f.cc_params.as_ref().map(scenario::cc_params_from_table).unwrap_or_default();
-                let params = cc::resolve_params(&cc_name, profile, &given).map_err(|e| bad(format!("flow[{fi}].cc_params.{}: {}", e.key, e.message)))?;
+                let (cc_name, params, basis) = flow_cc(s, fi, &cfg)?;
                 let seed = Stream::derive(seed, &format!("flow[{fi}].cc")).next_u64();
                 let cc_i = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed }).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
                 let cc_a = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed: seed.rotate_left(1) }).ok_or_else(|| bad(format!("congestion control {cc_name}")))?;
-                let mut init = TcpSocket::new(mk(a, b, 0), &cfg, cc_i);
-                let mut acc = TcpSocket::new(mk(b, a, 1), &cfg, cc_a);
+                let mut init = TcpSocket::new(socket_addr(s, fi, a, b, 0), &cfg, cc_i);
+                let mut acc = TcpSocket::new(socket_addr(s, fi, b, a, 1), &cfg, cc_a);
                 let si = w.sockets.len() as u32;
                 let app = if rr {
                     // spec 02 §3.1: the client writes its request; the server answers once it has it all.
@@ -223,23 +204,11 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                 if let Some(q) = &f.quickstart {
                     // spec 02 §2.3–2.4: the data sender asks, both ends echo.
                     let qcfg = scenario::flow_qs_config(q);
-                    let (data_host, sender_sock) = if rr { (hb, &mut acc) } else { (ha, &mut init) };
-                    let phase = host_tick_phase(seed, data_host, qcfg.hz);
+                    let phase = host_tick_phase(seed, if rr { hb } else { ha }, qcfg.hz);
                     let rng = Stream::derive(seed, &format!("flow[{fi}].quickstart"));
-                    sender_sock.qs = Some(Box::new(QsConn {
-                        sender: Some(QsSender::new(qcfg.clone(), phase, rng)),
-                        echo: QsEcho::new(qcfg.recv_max_rate_code),
-                        immediate_ack: qcfg.immediate_ack,
-                    }));
-                    let other = if rr { &mut init } else { &mut acc };
-                    other.qs = Some(Box::new(QsConn { sender: None, echo: QsEcho::new(qcfg.recv_max_rate_code), immediate_ack: qcfg.immediate_ack }));
+                    let (data, other) = if rr { (&mut acc, &mut init) } else { (&mut init, &mut acc) };
+                    QsConn::attach(data, other, &qcfg, phase, rng);
                 }
-                w.sockets.push(init);
-                w.sockets.push(acc);
-                w.socket_host.push(ha);
-                w.socket_host.push(hb);
-                w.socket_timer_at.push(None);
-                w.socket_timer_at.push(None);
                 let trace_idx = if trace_mode == TraceMode::Off {
                     None
                 } else {
@@ -249,8 +218,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     w.traces.push(ConnTrace::new(fi as u32, snd, rcv, bin, SimTime::ZERO));
                     Some(w.traces.len() as u32 - 1)
                 };
-                w.socket_trace.push(trace_idx);
-                w.socket_trace.push(trace_idx);
+                w.push_socket_pair(init, acc, (ha, hb), trace_idx);
                 w.flows.push(FlowEnds::Tcp(TcpFlow { initiator: si, acceptor: si + 1, start, app }));
                 // spec 03 §2.1: a sending host's burstiness in windows of its first flow's base RTT.
                 let rtt = propagation_rtt(&w, a as NodeId, b as NodeId);
@@ -265,24 +233,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             FlowKind::Web => {
                 // spec 02 §3.2: users on `from` (a), the server on `to` (b).
                 let cfg = scenario::tcp_config(s, fi);
-                let cc_name = f.cc.clone().ok_or_else(|| bad(format!("flow[{fi}].cc")))?;
-                let basis = match cfg.ssthresh_basis {
-                    SsthreshBasis::Cwnd => cc::reno::Basis::Cwnd,
-                    SsthreshBasis::FlightSize => cc::reno::Basis::FlightSize,
-                };
-                let profile = f.profile.as_deref().unwrap_or(scenario::DEFAULT_PROFILE);
-                let given = f.cc_params.as_ref().map(scenario::cc_params_from_table).unwrap_or_default();
-                let cc_params = cc::resolve_params(&cc_name, profile, &given).map_err(|e| bad(format!("flow[{fi}].cc_params.{}: {}", e.key, e.message)))?;
-                let addr = |local: usize, remote: usize, dir: u8| Addr {
-                    flow: fi as u32,
-                    dir,
-                    local: local as NodeId,
-                    remote: remote as NodeId,
-                    ip_header_bytes: ip_header_bytes(s.node[local].ip_version),
-                    mtu: s.node[local].mtu.unwrap_or(1500),
-                    ip_ttl: s.node[local].ip_ttl.unwrap_or(DEFAULT_IP_TTL),
-                    conn: 0,
-                };
+                let (cc_name, cc_params, basis) = flow_cc(s, fi, &cfg)?;
                 let model: WebModel = f.web_model.as_deref().unwrap_or("surge_default").parse().map_err(|m: String| bad(format!("flow[{fi}].web_model: {m}")))?;
                 let variant: HttpVariant = f.http.as_deref().unwrap_or("http10").parse().map_err(|m: String| bad(format!("flow[{fi}].http: {m}")))?;
                 let catalogue = Catalogue::build(&CatalogueConfig::for_model(model), &mut Stream::derive(seed, &format!("flow[{fi}].web.catalogue")));
@@ -305,8 +256,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     cc_name,
                     cc_params,
                     basis,
-                    client: addr(a, b, 0),
-                    server: addr(b, a, 1),
+                    client: socket_addr(s, fi, a, b, 0),
+                    server: socket_addr(s, fi, b, a, 1),
                     client_host: ha,
                     server_host: hb,
                     qs,
@@ -353,6 +304,37 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         }
     }
     Ok(w)
+}
+
+/// A TCP flow's congestion control: name, resolved parameters and the basis
+/// of Reno-style halving (spec 06 §2.1 `ssthresh_basis`, §4.4).
+fn flow_cc(s: &Scenario, fi: usize, cfg: &crate::host::tcp::config::TcpConfig) -> Result<(String, cc::params::CcParams, cc::reno::Basis), Error> {
+    let bad = |m: String| Error::Runtime(format!("scenario is not resolved: {m}"));
+    let f = &s.flow[fi];
+    let name = f.cc.clone().ok_or_else(|| bad(format!("flow[{fi}].cc")))?;
+    let basis = match cfg.ssthresh_basis {
+        SsthreshBasis::Cwnd => cc::reno::Basis::Cwnd,
+        SsthreshBasis::FlightSize => cc::reno::Basis::FlightSize,
+    };
+    let profile = f.profile.as_deref().unwrap_or(scenario::DEFAULT_PROFILE);
+    let given = f.cc_params.as_ref().map(scenario::cc_params_from_table).unwrap_or_default();
+    let params = cc::resolve_params(&name, profile, &given).map_err(|e| bad(format!("flow[{fi}].cc_params.{}: {}", e.key, e.message)))?;
+    Ok((name, params, basis))
+}
+
+/// The addressing of flow `fi`'s endpoint on node `local` (connection 0).
+fn socket_addr(s: &Scenario, fi: usize, local: usize, remote: usize, dir: u8) -> Addr {
+    let nd = &s.node[local];
+    Addr {
+        flow: fi as u32,
+        dir,
+        local: local as NodeId,
+        remote: remote as NodeId,
+        ip_header_bytes: ip_header_bytes(nd.ip_version),
+        mtu: nd.mtu.unwrap_or(1500),
+        ip_ttl: nd.ip_ttl.unwrap_or(DEFAULT_IP_TTL),
+        conn: 0,
+    }
 }
 
 /// A host's tick-clock phase for Quick-Start pacing timers at `hz`: one

@@ -10,9 +10,7 @@ use crate::engine::time::{SimTime, Span};
 use crate::host::cc::{self, params::CcParams};
 use crate::host::tcp::config::TcpConfig;
 use crate::host::tcp::socket::{Addr, QsConn, TcpSocket};
-use crate::net::packet::Packet;
-use crate::quickstart::receiver::QsEcho;
-use crate::quickstart::sender::{QsSender, QsSenderConfig};
+use crate::quickstart::sender::QsSenderConfig;
 
 /// What every connection of the workload is made from.
 pub struct ConnTemplate {
@@ -39,7 +37,7 @@ pub struct WebRuntime {
     pub sockets: Vec<(u32, u32)>,
     /// Pending WebTimer event time.
     pub timer_at: Option<SimTime>,
-    /// Quick-Start totals over closed and open connections, for the summary.
+    /// Scratch buffer for the workload's actions (reused, no allocation).
     pub actions: Vec<WebAction>,
 }
 
@@ -58,25 +56,13 @@ impl WebRuntime {
         server.snd.app_total = Some(0);
         if let Some((qcfg, phase)) = &t.qs {
             let rng = Stream::derive(t.seed, &format!("flow[{}].conn[{conn}].quickstart", t.flow));
-            server.qs = Some(Box::new(QsConn {
-                sender: Some(QsSender::new(qcfg.clone(), *phase, rng)),
-                echo: QsEcho::new(qcfg.recv_max_rate_code),
-                immediate_ack: qcfg.immediate_ack,
-            }));
-            client.qs = Some(Box::new(QsConn { sender: None, echo: QsEcho::new(qcfg.recv_max_rate_code), immediate_ack: qcfg.immediate_ack }));
+            QsConn::attach(&mut server, &mut client, qcfg, *phase, rng);
         }
         (client, server)
     }
 }
 
 impl World {
-    /// The sockets of the connection a Web packet belongs to: (receiver, sender side).
-    pub(super) fn web_socket(&self, web: u32, pkt: &Packet, receiving: bool) -> Option<u32> {
-        let (c, s) = *self.web[web as usize].sockets.get(pkt.tcp.conn as usize)?;
-        // dir 0: client → server.
-        Some(if (pkt.dir == 0) == receiving { s } else { c })
-    }
-
     pub(super) fn on_web_timer(&mut self, wi: u32) {
         let rt = &mut self.web[wi as usize];
         if rt.timer_at != Some(self.now) {
@@ -121,16 +107,8 @@ impl World {
                     debug_assert_eq!(conn as usize, rt.sockets.len(), "connections open in order");
                     let (client, server) = rt.new_sockets(conn);
                     let (ch, sh) = (rt.template.client_host, rt.template.server_host);
-                    let ci = self.sockets.len() as u32;
-                    rt.sockets.push((ci, ci + 1));
-                    self.sockets.push(client);
-                    self.sockets.push(server);
-                    self.socket_host.push(ch);
-                    self.socket_host.push(sh);
-                    self.socket_timer_at.push(None);
-                    self.socket_timer_at.push(None);
-                    self.socket_trace.push(None);
-                    self.socket_trace.push(None);
+                    let ci = self.push_socket_pair(client, server, (ch, sh), None);
+                    self.web[wi as usize].sockets.push((ci, ci + 1));
                     let mut out = std::mem::take(&mut self.out);
                     self.sockets[ci as usize].open(self.now, &mut out);
                     self.emit(ci, &mut out);

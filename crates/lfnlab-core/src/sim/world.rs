@@ -445,16 +445,9 @@ impl World {
     /// A host NIC took a frame from the qdisc: release TSQ budget and retry
     /// stalled sockets (spec 06 §2.8).
     fn on_host_dequeue(&mut self, h: u32, pkt: &Packet) {
-        if pkt.kind == PacketKind::Tcp {
-            let s = match self.flows[pkt.flow as usize] {
-                FlowEnds::Tcp(f) => Some(if pkt.dir == 0 { f.initiator } else { f.acceptor }),
-                FlowEnds::Web(wi) => self.web_socket(wi, pkt, false),
-                FlowEnds::Udp(_) => None,
-            };
-            if let Some(s) = s {
-                let sock = &mut self.sockets[s as usize];
-                sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
-            }
+        if let Some(s) = self.packet_socket(pkt, false) {
+            let sock = &mut self.sockets[s as usize];
+            sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
         }
         if !self.hosts[h as usize].stalled.is_empty() {
             let stalled = std::mem::take(&mut self.hosts[h as usize].stalled);
@@ -479,34 +472,49 @@ impl World {
                 d.1 += 1;
             }
             PacketKind::Tcp => {
-                let f = match self.flows[pkt.flow as usize] {
-                    FlowEnds::Tcp(f) => f,
-                    FlowEnds::Web(wi) => {
-                        let Some(s) = self.web_socket(wi, &pkt, true) else { return };
-                        let mut out = std::mem::take(&mut self.out);
-                        self.sockets[s as usize].on_packet(self.now, &pkt, &mut out);
-                        self.emit(s, &mut out);
-                        self.out = out;
-                        if pkt.tcp.payload > 0 {
-                            self.on_web_delivery(wi, pkt.tcp.conn);
-                        }
-                        self.pump(s);
-                        return;
-                    }
-                    FlowEnds::Udp(_) => return,
-                };
-                let s = if pkt.dir == 0 { f.acceptor } else { f.initiator };
+                let Some(s) = self.packet_socket(&pkt, true) else { return };
                 self.trace_catch_up(s);
                 let mut out = std::mem::take(&mut self.out);
                 self.sockets[s as usize].on_packet(self.now, &pkt, &mut out);
                 self.emit(s, &mut out);
                 self.out = out;
-                if let Some(a) = f.app.filter(|_| pkt.tcp.payload > 0) {
-                    self.on_app_delivery(a);
+                if pkt.tcp.payload > 0 {
+                    // The application on top sees the delivery (spec 02 §3.1, §3.2).
+                    match self.flows[pkt.flow as usize] {
+                        FlowEnds::Tcp(TcpFlow { app: Some(a), .. }) => self.on_app_delivery(a),
+                        FlowEnds::Web(wi) => self.on_web_delivery(wi, pkt.tcp.conn),
+                        _ => {}
+                    }
                 }
                 self.pump(s);
             }
         }
+    }
+
+    /// The socket a TCP packet is for (`receiving`) or came from.
+    fn packet_socket(&self, pkt: &Packet, receiving: bool) -> Option<u32> {
+        if pkt.kind != PacketKind::Tcp {
+            return None;
+        }
+        // dir 0: initiator (client) → acceptor (server).
+        let (init, acc) = match self.flows[pkt.flow as usize] {
+            FlowEnds::Tcp(f) => (f.initiator, f.acceptor),
+            FlowEnds::Web(wi) => *self.web[wi as usize].sockets.get(pkt.tcp.conn as usize)?,
+            FlowEnds::Udp(_) => return None,
+        };
+        Some(if (pkt.dir == 0) == receiving { acc } else { init })
+    }
+
+    /// Add a connection's two sockets on hosts `hosts` (initiator, acceptor),
+    /// both following trace `trace`; returns the initiator's index.
+    pub fn push_socket_pair(&mut self, initiator: TcpSocket, acceptor: TcpSocket, hosts: (u32, u32), trace: Option<u32>) -> u32 {
+        let si = self.sockets.len() as u32;
+        self.sockets.push(initiator);
+        self.sockets.push(acceptor);
+        self.socket_host.extend([hosts.0, hosts.1]);
+        self.socket_timer_at.extend([None, None]);
+        self.socket_trace.extend([trace, trace]);
+        si
     }
 
     /// Data reached an end of a request/response exchange (spec 02 §3.1).

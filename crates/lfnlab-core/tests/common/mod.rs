@@ -125,10 +125,28 @@ rcvbuf = "{bufs}"
     }
 
     pub fn run(&self) -> RunOutput {
-        let sc = scenario::load_str(&self.toml(), "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-        // Every run checks conservation at its end (spec 06 §7 V5): an error here fails the test.
-        sim::run(&sc).unwrap_or_else(|e| panic!("{e}"))
+        run_toml(&self.toml())
     }
+}
+
+/// Load and run a scenario text. Every run checks conservation at its end
+/// (spec 06 §7 V5): an error here fails the test, naming the scenario.
+pub fn run_toml(text: &str) -> RunOutput {
+    let sc = scenario::load_str(text, "<test>", &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    sim::run(&sc).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The TCP of chapter 02's flows (spec 02 §2.6, §4.1): the linux-2.6 profile,
+/// Reno, 8 MiB buffers, `linux_like` ACKs, the full buffer as window.
+pub const CH02_TCP: &str = "profile = \"linux-2.6\"\ncc = \"reno\"\nsndbuf = \"8MiB\"\nrcvbuf = \"8MiB\"\ntcp = { ack_policy = \"linux_like\", rwnd_policy = \"full_buffer\" }\n";
+
+/// Testbed T0 of spec 02 §4.1 without flows: server S with the Quick-Start
+/// function on its egress (C = 10 Mbit/s), client C, one 10 Mbit/s link with
+/// `one_way` delay; traces off.
+pub fn t0_head(duration: &str, seed: u64, one_way: &str) -> String {
+    format!(
+        "[sim]\nduration = \"{duration}\"\nseed = {seed}\ntrace = {{ mode = \"off\" }}\n[[node]]\nname = \"S\"\nkind = \"host\"\nquickstart = {{ capacity = \"10Mbps\" }}\n[[node]]\nname = \"C\"\nkind = \"host\"\n[[link]]\nfrom = \"S\"\nto = \"C\"\nrate = \"10Mbps\"\ndelay = \"{one_way}\"\n"
+    )
 }
 
 pub fn f64s<'a>(t: &'a Table, name: &str) -> &'a [f64] {

@@ -137,24 +137,13 @@ pub struct WebWorkload {
 impl WebWorkload {
     /// `users` users; each starts after one think time from `start` (CHOICE:
     /// desynchronizes the users).
-    pub fn new(variant: HttpVariant, catalogue: Catalogue, users: u32, start: SimTime, mut pick: Stream, mut think: Stream) -> WebWorkload {
-        let _ = &mut pick;
+    pub fn new(variant: HttpVariant, catalogue: Catalogue, users: u32, start: SimTime, pick: Stream, mut think: Stream) -> WebWorkload {
         let users = (0..users).map(|_| User { phase: Phase::Off(start + catalogue.think_time(&mut think)), conn: None }).collect();
         WebWorkload { variant, catalogue, users, conns: Vec::new(), pick, think, records: Vec::new() }
     }
 
     pub fn catalogue(&self) -> &Catalogue {
         &self.catalogue
-    }
-
-    /// Connections opened so far.
-    pub fn connections(&self) -> usize {
-        self.conns.len()
-    }
-
-    /// The user of connection `conn`.
-    pub fn conn_user(&self, conn: u32) -> u32 {
-        self.conns[conn as usize].user
     }
 
     /// Earliest time the workload has something to do.

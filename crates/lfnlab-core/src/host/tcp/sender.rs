@@ -742,12 +742,8 @@ impl Sender {
             return;
         }
         let floor = (self.iw_segments as f64).min(self.w.cwnd);
-        self.stats.idle_restarts += 1;
         match self.idle_restart {
-            IdleRestart::Off => {
-                self.stats.idle_restarts -= 1;
-                return;
-            }
+            IdleRestart::Off => return,
             IdleRestart::Rfc5681 => self.w.cwnd = floor,
             IdleRestart::Linux => {
                 self.w.ssthresh = self.w.ssthresh.max((0.75 * self.w.cwnd).floor());
@@ -759,6 +755,7 @@ impl Sender {
             }
         }
         self.bound();
+        self.stats.idle_restarts += 1;
         let ctx = self.ctx(now, rtt);
         self.cc.on_event(&ctx, &mut self.w, CcEvent::IdleRestart { idle });
         self.last_data_sent = Some(now);

@@ -14,7 +14,8 @@ use crate::net::fq::{pacing_gap, pacing_len_bytes};
 use crate::net::packet::{FlowId, IpFields, NodeId, Packet, PacketKind, TcpHeader, flags};
 use crate::quickstart::option::{QsResponse, OPT_BYTES};
 use crate::quickstart::receiver::QsEcho;
-use crate::quickstart::sender::{QsSender, WindowChange};
+use crate::engine::rng::Stream;
+use crate::quickstart::sender::{QsSender, QsSenderConfig, WindowChange};
 
 const OPT_SACK: u8 = 1;
 const OPT_TS: u8 = 2;
@@ -54,6 +55,16 @@ pub struct QsConn {
     pub echo: QsEcho,
     /// ACK a segment carrying a request at once (spec 02 §2.4 `immediate_ack`).
     pub immediate_ack: bool,
+}
+
+impl QsConn {
+    /// Quick-Start on a connection: `data` (the data sender) asks with its own
+    /// `rng` and host tick `phase`, both ends echo (spec 02 §2.3–2.4).
+    pub fn attach(data: &mut TcpSocket, other: &mut TcpSocket, cfg: &QsSenderConfig, phase: Span, rng: Stream) {
+        let echo = || QsEcho::new(cfg.recv_max_rate_code);
+        data.qs = Some(Box::new(QsConn { sender: Some(QsSender::new(cfg.clone(), phase, rng)), echo: echo(), immediate_ack: cfg.immediate_ack }));
+        other.qs = Some(Box::new(QsConn { sender: None, echo: echo(), immediate_ack: cfg.immediate_ack }));
+    }
 }
 
 pub struct TcpSocket {
@@ -228,9 +239,12 @@ impl TcpSocket {
     /// Options on an outgoing ACK (pure or on data): the echo of a request it
     /// acknowledges and a pending Report(0) (pure ACKs only).
     fn qs_ack_options(&mut self, p: &mut Packet, pure_ack: bool) {
+        if self.qs.is_none() {
+            return;
+        }
+        let free = TCP_OPTION_SPACE.saturating_sub(self.options_bytes(p.tcp.sack_n));
         let Some(q) = self.qs.as_mut() else { return };
-        let used = if self.ts_ok { 12 } else { 0 } + if p.tcp.sack_n > 0 { 4 + 8 * p.tcp.sack_n as u32 } else { 0 };
-        if let Some(r) = q.echo.take_for_ack(p.tcp.ack, TCP_OPTION_SPACE.saturating_sub(used)) {
+        if let Some(r) = q.echo.take_for_ack(p.tcp.ack, free) {
             p.tcp.qs_response = r.encode();
             p.l3_bytes += OPT_BYTES;
         }
@@ -488,7 +502,7 @@ impl TcpSocket {
                 let (srtt, cwnd, mss, ttl) = (self.rtt.srtt, self.snd.w.cwnd, self.snd.mss, self.addr.ip_ttl);
                 if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
                     let was_qs = snd.in_qs_mode();
-                    if let Some(d) = snd.on_new_data(now, seg.start, seg.len, srtt, cwnd, cwnd_before, restarted, mss, ttl) {
+                    if let Some(d) = snd.on_new_data(now, seg.start, seg.len, srtt, cwnd, restarted, mss, ttl) {
                         seg.len = seg.len.min(d.max_payload);
                         ip_qs = Some(d.ip_qs);
                     }
