@@ -1,9 +1,11 @@
 //! `lfnlab bench`: how fast the engine simulates long fat networks.
 //!
-//! A benchmark, not a test: each named scenario is one bulk TCP transfer,
+//! A benchmark, not a test. Most named scenarios are one bulk TCP transfer,
 //! sender —(access link, 0 delay)→ emulator —(bottleneck, RTT/2, drop-tail)→
-//! receiver, TCP trace off and no monitors, so that the figures measure the
-//! engine and not the result writers.
+//! receiver; `web-*` is the Web workload of spec 02 §3.2 on testbed T0 (§4.1),
+//! whose many short connections stress connection setup, Quick-Start and the
+//! workload's timers instead. TCP trace off and no monitors, so that the
+//! figures measure the engine and not the result writers.
 //! The unit of work is a data packet (`summary.data_packets`).
 
 use std::path::PathBuf;
@@ -30,11 +32,22 @@ pub struct BenchArgs {
     list: bool,
 }
 
-/// A named benchmark scenario: sender —(access link, 0 delay)→ emulator
-/// —(bottleneck C, RTT/2, drop-tail)→ receiver, one bulk flow.
+/// A named benchmark scenario.
 pub struct BenchScenario {
     pub name: &'static str,
     pub about: &'static str,
+    pub workload: Workload,
+}
+
+/// What a benchmark scenario simulates.
+pub enum Workload {
+    Bulk(Bulk),
+    Web(Web),
+}
+
+/// sender —(access link, 0 delay)→ emulator —(bottleneck C, RTT/2,
+/// drop-tail)→ receiver, one bulk flow.
+pub struct Bulk {
     /// Simulated duration.
     pub duration: &'static str,
     /// Bottleneck rate C.
@@ -57,12 +70,82 @@ pub struct BenchScenario {
     pub tcp: &'static str,
 }
 
+/// Web users on T0 (spec 02 §3.2, §4.1): 10 Mbit/s, RTT 200 ms, the
+/// large-files model, Reno of the linux-2.6 profile, Quick-Start on every
+/// server connection.
+pub struct Web {
+    pub users: u32,
+    /// `http10`, `http11` or `http11_pipe`.
+    pub http: &'static str,
+    /// Simulated duration.
+    pub duration: &'static str,
+}
+
 /// Fields shared by the 60 s engine scenarios.
 const ENGINE: (&str, &str, &str, &str) = ("60s", "16MiB", "linux-modern", "{}");
 
 impl BenchScenario {
     /// The scenario as TOML.
     pub fn toml(&self) -> String {
+        match &self.workload {
+            Workload::Bulk(b) => b.toml(self.name),
+            Workload::Web(w) => w.toml(self.name),
+        }
+    }
+}
+
+impl Web {
+    fn toml(&self, name: &str) -> String {
+        format!(
+            r#"
+[sim]
+name = "bench-{name}"
+duration = "{duration}"
+seed = 1
+
+[sim.trace]
+mode = "off"
+
+[[node]]
+name = "S"
+kind = "host"
+quickstart = {{ capacity = "10Mbps" }}
+
+[[node]]
+name = "C"
+kind = "host"
+
+[[link]]
+from = "S"
+to = "C"
+rate = "10Mbps"
+delay = "100ms"
+
+[[flow]]
+name = "web"
+kind = "web"
+from = "C"
+to = "S"
+users = {users}
+web_model = "large_files"
+http = "{http}"
+profile = "linux-2.6"
+cc = "reno"
+sndbuf = "8MiB"
+rcvbuf = "8MiB"
+tcp = {{ ack_policy = "linux_like", rwnd_policy = "full_buffer" }}
+quickstart = {{ rate_code = 7 }}
+"#,
+            duration = self.duration,
+            users = self.users,
+            http = self.http,
+        )
+    }
+}
+
+impl Bulk {
+    /// The scenario as TOML.
+    fn toml(&self, name: &str) -> String {
         format!(
             r#"
 [sim]
@@ -110,7 +193,6 @@ pacing = {{ kind = "{pacing}" }}
 sndbuf = "{bufs}"
 rcvbuf = "{bufs}"
 "#,
-            name = self.name,
             duration = self.duration,
             queue = self.queue,
             profile = self.profile,
@@ -126,79 +208,100 @@ rcvbuf = "{bufs}"
 }
 
 /// The benchmark catalogue, in the order `lfnlab bench` runs it.
-pub const SCENARIOS: [BenchScenario; 5] = [
+pub const SCENARIOS: [BenchScenario; 6] = [
     // BDP = 25 MB, socket buffers 4·BDP = 100 MB.
     BenchScenario {
         name: "1g-200ms-16MiB",
-        duration: ENGINE.0,
-        queue: ENGINE.1,
-        profile: ENGINE.2,
-        tcp: ENGINE.3,
         about: "1 Gbit/s bottleneck, 200 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
-        rate: "1Gbps",
-        access_rate: "10Gbps",
-        one_way: "100ms",
-        bufs: "100MB",
-        cc: "newreno",
-        pacing: "off",
+        workload: Workload::Bulk(Bulk {
+            duration: ENGINE.0,
+            queue: ENGINE.1,
+            profile: ENGINE.2,
+            tcp: ENGINE.3,
+            rate: "1Gbps",
+            access_rate: "10Gbps",
+            one_way: "100ms",
+            bufs: "100MB",
+            cc: "newreno",
+            pacing: "off",
+        }),
     },
     // BDP = 625 MB, socket buffers 4·BDP = 2500 MB.
     BenchScenario {
         name: "10g-500ms-16MiB",
-        duration: ENGINE.0,
-        queue: ENGINE.1,
-        profile: ENGINE.2,
-        tcp: ENGINE.3,
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
-        rate: "10Gbps",
-        access_rate: "100Gbps",
-        one_way: "250ms",
-        bufs: "2500MB",
-        cc: "newreno",
-        pacing: "off",
+        workload: Workload::Bulk(Bulk {
+            duration: ENGINE.0,
+            queue: ENGINE.1,
+            profile: ENGINE.2,
+            tcp: ENGINE.3,
+            rate: "10Gbps",
+            access_rate: "100Gbps",
+            one_way: "250ms",
+            bufs: "2500MB",
+            cc: "newreno",
+            pacing: "off",
+        }),
     },
     BenchScenario {
         name: "10g-500ms-cubic",
-        duration: ENGINE.0,
-        queue: ENGINE.1,
-        profile: ENGINE.2,
-        tcp: ENGINE.3,
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, CUBIC with HyStart, 60 s",
-        rate: "10Gbps",
-        access_rate: "100Gbps",
-        one_way: "250ms",
-        bufs: "2500MB",
-        cc: "cubic",
-        pacing: "off",
+        workload: Workload::Bulk(Bulk {
+            duration: ENGINE.0,
+            queue: ENGINE.1,
+            profile: ENGINE.2,
+            tcp: ENGINE.3,
+            rate: "10Gbps",
+            access_rate: "100Gbps",
+            one_way: "250ms",
+            bufs: "2500MB",
+            cc: "cubic",
+            pacing: "off",
+        }),
     },
     BenchScenario {
         name: "10g-500ms-cubic-fq",
-        duration: ENGINE.0,
-        queue: ENGINE.1,
-        profile: ENGINE.2,
-        tcp: ENGINE.3,
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, CUBIC paced by fq/EDT (linux-modern), 60 s",
-        rate: "10Gbps",
-        access_rate: "100Gbps",
-        one_way: "250ms",
-        bufs: "2500MB",
-        cc: "cubic",
-        pacing: "fq",
+        workload: Workload::Bulk(Bulk {
+            duration: ENGINE.0,
+            queue: ENGINE.1,
+            profile: ENGINE.2,
+            tcp: ENGINE.3,
+            rate: "10Gbps",
+            access_rate: "100Gbps",
+            one_way: "250ms",
+            bufs: "2500MB",
+            cc: "cubic",
+            pacing: "fq",
+        }),
     },
     // One cell of 01.E2 (spec 01 §3): the §2.7 host behind GbE, §2.8 path.
     BenchScenario {
         name: "01e2-gap-300s",
         about: "01.E2 cell: GbE sender, 62.5 MB/s bottleneck, 200 ms RTT, 128 KiB drop-tail, Scalable paced by gap packets (ipg), linux-2.4, 300 s",
-        duration: "300s",
-        rate: "500Mbps",
-        access_rate: "1Gbps",
-        queue: "128KiB",
-        one_way: "100ms",
-        bufs: "32MiB",
-        cc: "scalable",
-        pacing: "gap_packets",
-        profile: "linux-2.4",
-        tcp: r#"{ iw = "2", send_stall_policy = "block" }"#,
+        workload: Workload::Bulk(Bulk {
+            duration: "300s",
+            rate: "500Mbps",
+            access_rate: "1Gbps",
+            queue: "128KiB",
+            one_way: "100ms",
+            bufs: "32MiB",
+            cc: "scalable",
+            pacing: "gap_packets",
+            profile: "linux-2.4",
+            tcp: r#"{ iw = "2", send_stall_policy = "block" }"#,
+        }),
+    },
+    // spec 02 acceptance: one simulated hour of 30 Web users (HTTP/1.0, the
+    // variant with the most connections) in under 60 s of wall time.
+    BenchScenario {
+        name: "web-30u-http10-1h",
+        about: "02 Web workload: 30 users, large files, HTTP/1.0 (a connection per file), Quick-Start, T0 10 Mbit/s 200 ms, 3600 s",
+        workload: Workload::Web(Web {
+            users: 30,
+            http: "http10",
+            duration: "3600s",
+        }),
     },
 ];
 
@@ -357,6 +460,7 @@ mod tests {
 
         for (b, (name, rate_bps, rtt_ms)) in SCENARIOS.iter().zip(SHAPES) {
             assert_eq!(b.name, name);
+            assert!(matches!(b.workload, Workload::Bulk(_)));
             let s = scenario::load_str(&b.toml(), b.name, &[])
                 .unwrap_or_else(|e| panic!("{}: {e}", b.name));
             assert_eq!(
@@ -388,6 +492,24 @@ mod tests {
             assert_eq!(flow.sndbuf.unwrap().bytes, four_bdp);
             assert_eq!(flow.rcvbuf.unwrap().bytes, four_bdp);
         }
+    }
+
+    #[test]
+    fn web_scenario_is_the_t0_web_workload() {
+        let b = select(&["web-30u-http10-1h".to_string()]).unwrap()[0];
+        let s = scenario::load_str(&b.toml(), b.name, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let [flow] = &s.flow[..] else {
+            panic!("one flow expected")
+        };
+        assert!(matches!(
+            flow.kind,
+            lfnlab_core::scenario::model::FlowKind::Web
+        ));
+        assert_eq!(flow.users, Some(30));
+        assert_eq!(
+            s.sim.duration.unwrap().span,
+            lfnlab_core::engine::time::Span::from_secs(3600)
+        );
     }
 
     #[test]

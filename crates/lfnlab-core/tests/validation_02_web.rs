@@ -61,6 +61,17 @@ fn download_times_respect_the_path() {
     }
 }
 
+/// Liveness (spec 02 §3.2.1: each user loops until the end). With pipelining
+/// the embedded GETs reach the server in several segments and it answers each
+/// piece as it arrives; the end-of-run check (no request arrived whole and
+/// unanswered) holds, and the user is still fetching in the last quarter.
+#[test]
+fn pipelined_user_keeps_fetching() {
+    let out = web("http11_pipe", 1, 1200, true, 1);
+    let last = f64s(&out.objects, "end_s").iter().fold(0.0, |a: f64, &b| a.max(b));
+    assert!(last > 900.0, "the last object ended at {last} s of 1200 s");
+}
+
 /// Same seed, same run; another seed, another run (spec 02 §2.7).
 #[test]
 fn same_seed_same_run() {

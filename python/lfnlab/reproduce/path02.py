@@ -16,6 +16,12 @@ server ``S`` ──[one full-duplex link, C = 10 Mbit/s per direction, delay RTT
   ``"qs"`` the server asks in its SYN/ACK for ``rate_code`` (7 = 5.12 Mbit/s), pacing with
   HZ = 1000, M = 3.
 
+Web runs (``t0_web_scenario``, spec 02 §3.2, §4.4–4.6): the same testbed with one
+``kind = "web"`` flow ``web`` of U users at C and the lighttpd-like server at S; in mode
+``"qs"`` every server connection asks on its SYN/ACK and after an idle restart
+(``on_connect``, ``on_idle_restart``: the defaults); θ of the QS function is a parameter
+(E5).
+
 Monitor: ``monitor_bin_s`` adds ``[[monitor]] link = "S->C", point = "ingress"``: the frames
 of S → C counted when their last bit reaches C (L2 bytes = IP total length + 18).
 """
@@ -31,6 +37,9 @@ __all__ = [
     "SERVER",
     "CLIENT",
     "FLOW",
+    "WEB_FLOW",
+    "WEB_MODELS",
+    "HTTP_VARIANTS",
     "DATA_LINK",
     "RATE_BPS",
     "MSS_BYTES",
@@ -49,12 +58,18 @@ __all__ = [
     "bdp_segments",
     "qs_rate_bps",
     "t0_scenario",
+    "t0_web_scenario",
 ]
 
 SERVER = "S"
 CLIENT = "C"
 #: The one flow of every chapter 02 testbed run.
 FLOW = "rr"
+#: The Web flow of the load experiments (spec 02 §4.4–4.6).
+WEB_FLOW = "web"
+#: spec 02 §3.2.3 parameter models and §3.2.4 HTTP variants.
+WEB_MODELS = ("surge_default", "large_files")
+HTTP_VARIANTS = ("http10", "http11", "http11_pipe")
 #: The data direction (spec 02 §4.1): the server's egress toward the client.
 DATA_LINK = f"{SERVER}->{CLIENT}"
 #: Link rate of T0, per direction (spec 02 §4.1).
@@ -138,19 +153,86 @@ def t0_scenario(
         trace_bin_s: bin of the TCP trace (None: trace off).
         txqueuelen: interface queue of both hosts, packets.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    if cc not in CCS:
-        raise ValueError(f"cc must be one of {', '.join(CCS)}, got {cc!r}")
+    _check_mode(mode, cc)
     if mode == "ss" and (ssthresh_policy != "none" or rate_code != 7):
         raise ValueError("ssthresh_policy and rate_code apply to mode 'qs' only")
     if capture_packets and monitor_bin_s is None:
         raise ValueError("capture_packets needs the monitor (monitor_bin_s)")
+    flow: dict[str, Any] = {"name": FLOW, "kind": "request_response", "from": CLIENT, "to": SERVER, **_tcp_keys(cc)}
+    if response_bytes is not None:
+        flow["response"] = q.size(response_bytes)
+    if mode == "qs":
+        # spec 02 §4.1: request in the SYN/ACK (on_connect), HZ = 1000, M = 3 (the defaults).
+        flow["quickstart"] = {"rate_code": rate_code, "ssthresh_policy": ssthresh_policy, "hz": 1000, "chunk_min": 3}
+    d = _t0_dict(name, rtt_s=rtt_s, duration_s=duration_s, seed=seed, rate_bps=rate_bps, thresh=1.0, txqueuelen=txqueuelen)
+    d["sim"]["trace"] = {"mode": "off"} if trace_bin_s is None else {"mode": "bin", "bin": q.time(trace_bin_s)}
+    d["flow"] = [flow]
+    if monitor_bin_s is not None:
+        m: dict[str, Any] = {"link": DATA_LINK, "point": "ingress", "bin": q.time(monitor_bin_s)}
+        if capture_packets:
+            m["capture_packets"] = int(capture_packets)
+        d["monitor"] = [m]
+    return Scenario.from_dict(d, origin=f"<{name}>")
+
+
+def t0_web_scenario(
+    name: str,
+    *,
+    rtt_s: float,
+    cc: str,
+    mode: str,
+    http: str,
+    users: int,
+    web_model: str,
+    duration_s: float,
+    seed: int,
+    thresh: float = 1.0,
+    rate_code: int = 7,
+    rate_bps: float = RATE_BPS,
+) -> Scenario:
+    """Testbed T0 (spec 02 §4.1) with one ``web`` flow (spec 02 §3.2) of ``users`` users at C.
+
+    Args:
+        http: ``"http10"``, ``"http11"`` or ``"http11_pipe"`` (spec 02 §3.2.4).
+        web_model: ``"surge_default"`` or ``"large_files"`` (spec 02 §3.2.3).
+        thresh: θ of the QS function on S's egress (spec 02 §2.5.4; 0.5 in E5).
+        mode: ``"ss"`` or ``"qs"`` (every server connection asks at setup and after an
+            idle restart, spec 02 §3.2.5).
+        Others as :func:`t0_scenario`; the TCP trace is off (objects and counters only).
+    """
+    _check_mode(mode, cc)
+    if http not in HTTP_VARIANTS:
+        raise ValueError(f"http must be one of {', '.join(HTTP_VARIANTS)}, got {http!r}")
+    if web_model not in WEB_MODELS:
+        raise ValueError(f"web_model must be one of {', '.join(WEB_MODELS)}, got {web_model!r}")
     flow: dict[str, Any] = {
-        "name": FLOW,
-        "kind": "request_response",
+        "name": WEB_FLOW,
+        "kind": "web",
         "from": CLIENT,
         "to": SERVER,
+        "users": int(users),
+        "web_model": web_model,
+        "http": http,
+        **_tcp_keys(cc),
+    }
+    if mode == "qs":
+        flow["quickstart"] = {"rate_code": rate_code, "hz": 1000, "chunk_min": 3}
+    d = _t0_dict(name, rtt_s=rtt_s, duration_s=duration_s, seed=seed, rate_bps=rate_bps, thresh=thresh, txqueuelen=TXQUEUELEN)
+    d["sim"]["trace"] = {"mode": "off"}
+    d["flow"] = [flow]
+    return Scenario.from_dict(d, origin=f"<{name}>")
+
+
+def _check_mode(mode: str, cc: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if cc not in CCS:
+        raise ValueError(f"cc must be one of {', '.join(CCS)}, got {cc!r}")
+
+
+def _tcp_keys(cc: str) -> dict[str, Any]:
+    """The chapter's TCP (spec 02 §2.6): profile, CC, 8 MiB buffers, ACK and window policy."""
+    keys: dict[str, Any] = {
         "profile": PROFILE,
         "cc": cc,
         "sndbuf": q.size(SOCKET_BUFFER_BYTES),
@@ -158,32 +240,23 @@ def t0_scenario(
         "tcp": dict(TCP_02),
     }
     if cc == "cubic":
-        flow["cc_params"] = {"variant": CUBIC_VARIANT}
-    if response_bytes is not None:
-        flow["response"] = q.size(response_bytes)
-    if mode == "qs":
-        # spec 02 §4.1: request in the SYN/ACK (on_connect), HZ = 1000, M = 3 (the defaults).
-        flow["quickstart"] = {"rate_code": rate_code, "ssthresh_policy": ssthresh_policy, "hz": 1000, "chunk_min": 3}
-    sim: dict[str, Any] = {"name": name, "duration": q.time(duration_s), "seed": seed}
-    sim["trace"] = {"mode": "off"} if trace_bin_s is None else {"mode": "bin", "bin": q.time(trace_bin_s)}
+        keys["cc_params"] = {"variant": CUBIC_VARIANT}
+    return keys
+
+
+def _t0_dict(name: str, *, rtt_s: float, duration_s: float, seed: int, rate_bps: float, thresh: float, txqueuelen: int) -> dict[str, Any]:
+    """Nodes S and C, the link, and ``sim`` (without trace or flows)."""
     host = {"kind": "host", "mtu": 1500, "txqueuelen": txqueuelen}
-    d: dict[str, Any] = {
-        "sim": sim,
+    return {
+        "sim": {"name": name, "duration": q.time(duration_s), "seed": seed},
         "node": [
-            # spec 02 §4.1: the QS function on S's egress, C = 10 Mbit/s, D = 1 s, K = 2, θ = 1.
+            # spec 02 §4.1: the QS function on S's egress, C = 10 Mbit/s, D = 1 s, K = 2, θ.
             {
                 "name": SERVER,
                 **host,
-                "quickstart": {"capacity": q.rate(rate_bps), "meter_interval": "1s", "ring_slots": 2, "thresh": 1.0},
+                "quickstart": {"capacity": q.rate(rate_bps), "meter_interval": "1s", "ring_slots": 2, "thresh": thresh},
             },
             {"name": CLIENT, **host},
         ],
         "link": [{"from": SERVER, "to": CLIENT, "rate": q.rate(rate_bps), "delay": q.time(rtt_s / 2.0)}],
-        "flow": [flow],
     }
-    if monitor_bin_s is not None:
-        m: dict[str, Any] = {"link": DATA_LINK, "point": "ingress", "bin": q.time(monitor_bin_s)}
-        if capture_packets:
-            m["capture_packets"] = int(capture_packets)
-        d["monitor"] = [m]
-    return Scenario.from_dict(d, origin=f"<{name}>")

@@ -7,7 +7,7 @@
 use super::nonce::{echo_matches, random_nonce};
 use super::option::{IpQs, QsResponse, OPT_BYTES};
 use super::pacing::{qs_window, rtt_ticks, PacingPlan};
-use super::rate::{code_ceil, MAX_RATE_CODE};
+use super::rate::{code_ceil, rate_bps, MAX_RATE_CODE};
 use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, Span, PS_PER_S};
 
@@ -161,6 +161,11 @@ pub struct QsSenderStats {
     /// Valid echoes at the requested rate, and at a lower one.
     pub approved_full: u64,
     pub approved_reduced: u64,
+    /// Sum of Rate(N_app) over the valid approvals, bit/s (a mean approved rate for the
+    /// load experiments, spec 02 §4.5).
+    pub approved_bps: u64,
+    /// The largest approved rate code (0 = none).
+    pub approved_max: u8,
     pub nonce_failures: u64,
     pub not_useful: u64,
     pub reports_sent: u64,
@@ -332,6 +337,8 @@ impl QsSender {
             self.stats.approved_reduced += 1;
         }
         self.stats.last_approved = e.rate;
+        self.stats.approved_bps += rate_bps(e.rate);
+        self.stats.approved_max = self.stats.approved_max.max(e.rate);
         let w_qs = qs_window(e.rate, srtt, mss_bytes, self.cfg.header_bytes);
         if (w_qs as f64) <= cwnd {
             self.stats.not_useful += 1;

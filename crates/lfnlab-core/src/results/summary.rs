@@ -71,6 +71,11 @@ pub struct WebSummary {
     pub qs_approved_full: u64,
     pub qs_approved_reduced: u64,
     pub qs_refused: u64,
+    /// Mean of the approved rates Rate(N_app) over those approvals, bit/s (null without
+    /// an approval; spec 02 §4.5 "mean approved rate").
+    pub qs_approved_mean_bps: Option<f64>,
+    /// The largest approved rate over those approvals, bit/s (null without an approval).
+    pub qs_approved_max_bps: Option<u64>,
     /// The realized catalogue (spec 02 §3.2.3: printed for every run).
     pub files: u32,
     pub catalogue_objects: u32,

@@ -286,13 +286,17 @@ impl ObjectsColumns {
 fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec<String>, cols: &mut ObjectsColumns) -> FlowSummary {
     let rt = &w.web[wi as usize];
     let (mut delivered, mut retrans, mut rtos, mut fast) = (0, 0, 0, 0);
-    let (mut req, mut full, mut reduced, mut refused) = (0, 0, 0, 0);
+    let (mut req, mut full, mut reduced, mut refused, mut approved_bps, mut approved_max) = (0, 0, 0, 0, 0u64, 0u8);
     for &(c, sv) in &rt.sockets {
         let (c, sv) = (&w.sockets[c as usize], &w.sockets[sv as usize]);
         for (a, b, what) in [(sv, c, "response"), (c, sv, "request")] {
             if !(a.snd.snd_una <= b.rcv.rcv_nxt && b.rcv.rcv_nxt <= a.snd.snd_max) {
                 problems.push(format!("flow {} connection {}: {what} sequence space does not hold", f.name, c.addr.conn));
             }
+        }
+        // Liveness: the server has answered every request that reached it whole.
+        if let Some(n) = rt.workload.unanswered(c.addr.conn, sv.rcv.rcv_nxt) {
+            problems.push(format!("flow {} connection {}: {n} request(s) arrived but were never answered", f.name, c.addr.conn));
         }
         delivered += c.rcv.bytes_read;
         retrans += sv.snd.stats.retrans;
@@ -303,6 +307,8 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
             req += st.requests;
             full += st.approved_full;
             reduced += st.approved_reduced;
+            approved_bps += st.approved_bps;
+            approved_max = approved_max.max(st.approved_max);
             // Requests without a valid approval (an outstanding request is not yet refused).
             refused += st.requests - st.approvals - u64::from(q.state == crate::quickstart::sender::QsState::ReqSent);
         }
@@ -343,6 +349,8 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
             qs_approved_full: full,
             qs_approved_reduced: reduced,
             qs_refused: refused,
+            qs_approved_mean_bps: (full + reduced > 0).then(|| approved_bps as f64 / (full + reduced) as f64),
+            qs_approved_max_bps: (approved_max > 0).then(|| crate::quickstart::rate::rate_bps(approved_max)),
             files: stats.files,
             catalogue_objects: stats.objects,
             mean_file_bytes: stats.mean_file_bytes,
