@@ -969,6 +969,54 @@ fn idle_restart_that_does_not_lower_cwnd_sends_no_request() {
 /// Same seed → bit-identical run (event hash, every summary figure but the
 /// wall time). Another seed → other tick phase (so another event hash) and
 /// other QS TTL and nonce draws, but the same outcome, approval and W_qs.
+/// cwnd per RTT of the server (10 ms trace rows) from the end of QS mode:
+/// the largest increase over one RTT among windows that start above 100.
+fn largest_growth_per_rtt_above(out: &RunOutput, floor: f64, rtt_s: f64) -> (f64, usize) {
+    let (t, cwnd) = (f64s(&out.tcp, "t"), f64s(&out.tcp, "cwnd"));
+    let flows = strs(&out.tcp, "flow");
+    let rows: Vec<(f64, f64)> = (0..t.len()).filter(|&i| flows[i] == "rr").map(|i| (t[i], cwnd[i])).collect();
+    let (mut top, mut n) = (0.0f64, 0);
+    for (i, &(ti, ci)) in rows.iter().enumerate() {
+        if ci <= floor {
+            continue;
+        }
+        if let Some(&(_, cj)) = rows[i..].iter().find(|&&(tj, _)| tj >= ti + rtt_s - 1e-9) {
+            top = top.max(cj - ci);
+            n += 1;
+        }
+    }
+    (top, n)
+}
+
+/// spec 02 §2.3.1 `limited_slow_start` (RFC 3742, max_ssthresh 100): after
+/// a used QS episode (W_qs = 85 at 200 ms), slow start above 100 segments
+/// adds 1/K per ACK, K = ⌊cwnd/50⌋, so at most cwnd/K < 50·(K+1)/K ≤ 75
+/// segments per RTT; plain slow start adds one per ACK (≈ cwnd per RTT).
+#[test]
+fn limited_slow_start_after_quick_start_caps_growth_per_rtt() {
+    let run = |lss: bool| {
+        let mut t0 = T0 {
+            one_way: "100ms",
+            duration: "4s",
+            trace: r#"{ mode = "bin", bin = "10ms" }"#,
+            capture: 0,
+            ..T0::default()
+        };
+        t0.flows[0].response = "";
+        t0.qs(&format!("{{ rate_code = 7, limited_slow_start = {lss} }}")).run()
+    };
+    let (plain, limited) = (run(false), run(true));
+    for out in [&plain, &limited] {
+        assert_eq!(flow_qs(out, 0).outcome.as_deref(), Some("used"));
+        assert_eq!(flow_qs(out, 0).w_qs, 85);
+    }
+    let (top_plain, n_plain) = largest_growth_per_rtt_above(&plain, 100.0, 0.2);
+    let (top_lss, n_lss) = largest_growth_per_rtt_above(&limited, 100.0, 0.2);
+    assert!(n_plain > 0 && n_lss > 0, "windows above 100 segments: {n_plain}, {n_lss}");
+    assert!(top_lss <= 75.0 + 1.0, "limited slow start grew {top_lss} segments in one RTT");
+    assert!(top_plain >= 100.0, "plain slow start grew only {top_plain} segments in one RTT");
+}
+
 #[test]
 fn runs_are_deterministic_per_seed() {
     let a = T0::default().qs("{ rate_code = 7 }");
@@ -1032,6 +1080,7 @@ fn invalid_quickstart_keys_name_their_key_path() {
     assert_input_err(&flow(r#"{ rate = "50kbps" }"#), "flow[0].quickstart.rate", "80kbps");
     assert_input_err(&flow(r#"{ ssthresh_policy = "x" }"#), "flow[0].quickstart.ssthresh_policy", "none, qs_window");
     assert_input_err(&flow("{ ssthresh_factor = 0.0 }"), "flow[0].quickstart.ssthresh_factor", "positive");
+    assert_input_err(&flow("{ limited_slow_start = true, max_ssthresh = 1 }"), "flow[0].quickstart.max_ssthresh", "at least 2");
     assert_input_err(&flow("{ chunk_min = 0 }"), "flow[0].quickstart.chunk_min", "at least 1");
     assert_input_err(&flow("{ hz = 0 }"), "flow[0].quickstart.hz", "timer rate");
     assert_input_err(&flow(r#"{ request_at = ["2s", "1s"] }"#), "flow[0].quickstart.request_at", "increasing");

@@ -67,6 +67,9 @@ pub struct QsSenderConfig {
     pub recv_max_rate_code: u8,
     /// Receiver: ACK a segment carrying a request at once.
     pub immediate_ack: bool,
+    /// RFC 3742 limited slow start after a used QS episode: its max_ssthresh,
+    /// segments (None = off; spec 02 §2.3.1, §6 point 11).
+    pub limited_slow_start: Option<f64>,
 }
 
 /// States of spec 02 §2.3.4.

@@ -304,6 +304,11 @@ pub struct QsFlowSpec {
     pub recv_max_rate_code: Option<u8>,
     /// Receiver: ACK a segment carrying a request at once, default true.
     pub immediate_ack: Option<bool>,
+    /// RFC 3742 limited slow start once a Quick-Start episode was used,
+    /// default false (spec 02 §2.3.1 `qs.send.limited_slow_start`).
+    pub limited_slow_start: Option<bool>,
+    /// Its max_ssthresh, segments, default 100.
+    pub max_ssthresh: Option<u32>,
 }
 
 /// A router/emulator egress queue.

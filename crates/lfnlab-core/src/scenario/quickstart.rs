@@ -18,6 +18,8 @@ const RATE_CODE: u8 = 7;
 const HZ: u32 = 1000;
 const CHUNK_MIN: u32 = 3;
 const SYN_RTO: Span = Span::from_secs(3);
+/// RFC 3742 max_ssthresh of the limited-slow-start option (spec 02 §2.3.1).
+const MAX_SSTHRESH: u32 = 100;
 /// A metering interval below 1 ms or above 1 h is a typo, not an experiment.
 const METER_INTERVAL_RANGE_MS: (u64, u64) = (1, 3_600_000);
 /// Largest history ring (K): the bookkeeping is per slot, so keep it small.
@@ -78,6 +80,11 @@ pub fn resolve_flow_qs(q: &mut QsFlowSpec, header_bytes: u32, at: &str, ctx: &Ct
         return Err(ctx.err(key("recv_max_rate_code"), format!("expected a rate code from 1 to {MAX_RATE_CODE}, got {max}")));
     }
     q.immediate_ack.get_or_insert(true);
+    q.limited_slow_start.get_or_insert(false);
+    let m = *q.max_ssthresh.get_or_insert(MAX_SSTHRESH);
+    if m < 2 {
+        return Err(ctx.err(key("max_ssthresh"), format!("expected at least 2 segments, got {m}")));
+    }
     Ok(())
 }
 
@@ -106,6 +113,7 @@ pub fn flow_qs_config(q: &QsFlowSpec) -> QsSenderConfig {
         syn_rto: q.syn_rto.map_or(SYN_RTO, |t| t.span),
         recv_max_rate_code: q.recv_max_rate_code.unwrap_or(MAX_RATE_CODE),
         immediate_ack: q.immediate_ack.unwrap_or(true),
+        limited_slow_start: (q.limited_slow_start == Some(true)).then(|| q.max_ssthresh.unwrap_or(MAX_SSTHRESH) as f64),
     }
 }
 

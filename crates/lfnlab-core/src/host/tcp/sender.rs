@@ -76,6 +76,9 @@ pub struct Sender {
     sack: bool,
     timestamps: bool,
     cwnd_limited_growth: bool,
+    /// RFC 3742 limited slow start when set (max_ssthresh, segments); the
+    /// Quick-Start option turns it on after a used QS episode (spec 02 §2.3.1).
+    pub max_ssthresh: Option<f64>,
     /// Effective MSS (payload of a full segment).
     pub mss: u32,
     pub iw_segments: u32,
@@ -179,6 +182,7 @@ impl Sender {
             sack: cfg.sack,
             timestamps: cfg.timestamps,
             cwnd_limited_growth: cfg.cwnd_limited_growth,
+            max_ssthresh: None,
             mss: 536,
             iw_segments: 1,
             snd_una: 0,
@@ -623,7 +627,10 @@ impl Sender {
         let l = if self.abc_l == u32::MAX { f64::INFINITY } else { self.abc_l as f64 };
         let mut credit = (a.acked_segments as f64).min(l);
         if self.in_slow_start() {
-            credit = slow_start(&mut self.w, credit, l);
+            credit = match self.max_ssthresh {
+                Some(m) => limited_slow_start(&mut self.w, credit, m),
+                None => slow_start(&mut self.w, credit, l),
+            };
         }
         if credit > 0.0 && self.state != CaState::Loss {
             let ctx = self.ctx(now, rtt);
@@ -900,6 +907,20 @@ impl Sender {
 /// The slow-start part of an ACK's credit (segments, already capped at the ABC
 /// limit `l`, spec 06 §2.4): cwnd grows by it; with L = ∞ growth stops at
 /// ssthresh. Returns what is left for congestion avoidance.
+/// RFC 3742 limited slow start: per acknowledged segment cwnd grows by 1
+/// while cwnd ≤ max_ssthresh, else by 1/K with K = ⌊cwnd/(max_ssthresh/2)⌋,
+/// at most about max_ssthresh/2 per RTT. Stops at ssthresh and returns the
+/// credit left for congestion avoidance.
+pub fn limited_slow_start(w: &mut Window, mut credit: f64, max_ssthresh: f64) -> f64 {
+    while credit > 0.0 && w.cwnd < w.ssthresh {
+        let step = credit.min(1.0);
+        let k = if w.cwnd <= max_ssthresh { 1.0 } else { (w.cwnd / (0.5 * max_ssthresh)).floor() };
+        w.cwnd = (w.cwnd + step / k).min(w.ssthresh);
+        credit -= step;
+    }
+    credit
+}
+
 pub fn slow_start(w: &mut Window, credit: f64, l: f64) -> f64 {
     if l.is_infinite() {
         let used = credit.min((w.ssthresh - w.cwnd).max(0.0));
@@ -911,3 +932,24 @@ pub fn slow_start(w: &mut Window, credit: f64, l: f64) -> f64 {
     }
 }
 
+
+#[cfg(test)]
+mod slow_start_tests {
+    use super::*;
+
+    /// RFC 3742 §2: one segment per ACK up to max_ssthresh, then 1/K with
+    /// K = ⌊cwnd/(max_ssthresh/2)⌋; never past ssthresh.
+    #[test]
+    fn limited_slow_start_follows_rfc_3742() {
+        let mut w = Window { cwnd: 99.0, ssthresh: f64::INFINITY };
+        assert_eq!(limited_slow_start(&mut w, 3.0, 100.0), 0.0);
+        // 99 → 100 → 101 (cwnd ≤ 100: one per ACK), then K = ⌊101/50⌋ = 2: 101.5.
+        assert_eq!(w.cwnd, 101.5);
+        let mut w = Window { cwnd: 150.0, ssthresh: f64::INFINITY };
+        limited_slow_start(&mut w, 3.0, 100.0);
+        assert!((w.cwnd - 151.0).abs() < 1e-12, "K = 3: three ACKs add one segment, got {}", w.cwnd);
+        let mut w = Window { cwnd: 120.0, ssthresh: 120.2 };
+        assert_eq!(limited_slow_start(&mut w, 2.0, 100.0), 1.0);
+        assert_eq!(w.cwnd, 120.2);
+    }
+}

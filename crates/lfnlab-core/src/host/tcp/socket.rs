@@ -15,7 +15,7 @@ use crate::net::packet::{FlowId, IpFields, NodeId, Packet, PacketKind, TcpHeader
 use crate::quickstart::option::{QsResponse, OPT_BYTES};
 use crate::quickstart::receiver::QsEcho;
 use crate::engine::rng::Stream;
-use crate::quickstart::sender::{QsSender, QsSenderConfig, WindowChange};
+use crate::quickstart::sender::{Outcome, QsSender, QsSenderConfig, WindowChange};
 
 const OPT_SACK: u8 = 1;
 const OPT_TS: u8 = 2;
@@ -427,6 +427,9 @@ impl TcpSocket {
         } else {
             snd.on_ack(una, cwnd - cwnd_before, cwnd)
         };
+        if let Some(m) = snd.config().limited_slow_start.filter(|_| snd.stats.last_outcome == Some(Outcome::Used)) {
+            self.snd.max_ssthresh = Some(m);
+        }
         self.apply_qs(change);
     }
 
