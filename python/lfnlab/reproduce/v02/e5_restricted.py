@@ -20,10 +20,11 @@ from typing import Any
 import pandas as pd
 
 from ..outcome import Check, Figure, Outcome, Table
-from ..path02 import CCS, HTTP_VARIANTS, RATE_BPS, WEB_FLOW, qs_rate_bps
+from ..path02 import RATE_BPS, WEB_FLOW, qs_rate_bps
 from ..registry import Experiment
 from ..runner import RunContext
 from .common02 import expectation, expectations_table, flow_entry
+from . import e4_users as e4
 from .e4_users import USERS, benefit, per_users, run_sweep, users_figure
 from .web02 import RATE_CODE, RTT_S, WARMUP_S, Variant, code_floor_bps, web_checks
 
@@ -33,14 +34,10 @@ CLEAR_BENEFIT = 0.10
 
 
 @dataclass(frozen=True)
-class Params:
-    users: tuple[int, ...] = field(metadata={"label": "users U"})
-    duration_s: float = field(metadata={"label": "simulated time per run", "unit": "s"})
+class Params(e4.Params):
+    """02.E4's parameters and the thresholds θ."""
+
     thresholds: tuple[float, ...] = field(default=(1.0, 0.5), metadata={"label": "QS thresholds θ"})
-    model: str = field(default="large_files", metadata={"label": "workload model"})
-    https: tuple[str, ...] = field(default=HTTP_VARIANTS, metadata={"label": "HTTP variants"})
-    ccs: tuple[str, ...] = field(default=CCS, metadata={"label": "congestion controls"})
-    seed: int = field(default=1, metadata={"label": "seed"})
 
 
 FULL = Params(users=USERS, duration_s=3600.0)

@@ -328,9 +328,14 @@ mod tests {
     use crate::apps::web::{CatalogueConfig, WebModel};
 
     fn workload(variant: HttpVariant) -> WebWorkload {
+        seeded(variant, 1)
+    }
+
+    /// One user of the large-files model, every stream from `seed`.
+    fn seeded(variant: HttpVariant, seed: u64) -> WebWorkload {
         let cfg = CatalogueConfig::for_model(WebModel::LargeFiles);
-        let cat = Catalogue::build(&cfg, &mut Stream::derive(1, "cat"));
-        WebWorkload::new(variant, cat, 1, SimTime::ZERO, Stream::derive(1, "pick"), Stream::derive(1, "think"))
+        let cat = Catalogue::build(&cfg, &mut Stream::derive(seed, "cat"));
+        WebWorkload::new(variant, cat, 1, SimTime::ZERO, Stream::derive(seed, "pick"), Stream::derive(seed, "think"))
     }
 
     /// Drive one user through one object with instant delivery; returns the actions.
@@ -396,9 +401,7 @@ mod tests {
     fn pipelining_sends_the_embedded_requests_together() {
         // Find a seed whose first object is compound.
         for seed in 1..50 {
-            let cfg = CatalogueConfig::for_model(WebModel::LargeFiles);
-            let cat = Catalogue::build(&cfg, &mut Stream::derive(seed, "cat"));
-            let mut w = WebWorkload::new(HttpVariant::Http11Pipe, cat, 1, SimTime::ZERO, Stream::derive(seed, "pick"), Stream::derive(seed, "think"));
+            let mut w = seeded(HttpVariant::Http11Pipe, seed);
             let acts = fetch_one(&mut w);
             let r = w.records[0];
             if r.files < 3 {
@@ -414,9 +417,7 @@ mod tests {
     #[test]
     fn server_answers_pipelined_requests_that_arrive_in_pieces() {
         for seed in 1..50 {
-            let cfg = CatalogueConfig::for_model(WebModel::LargeFiles);
-            let cat = Catalogue::build(&cfg, &mut Stream::derive(seed, "cat"));
-            let mut w = WebWorkload::new(HttpVariant::Http11Pipe, cat, 1, SimTime::ZERO, Stream::derive(seed, "pick"), Stream::derive(seed, "think"));
+            let mut w = seeded(HttpVariant::Http11Pipe, seed);
             let mut out = Vec::new();
             let t0 = w.next_deadline().unwrap();
             w.on_timer(t0, &mut out);
