@@ -144,8 +144,8 @@ def test_batch_means_interval() -> None:
 
 
 def test_code_floor_and_download_floor() -> None:
-    assert w.code_floor_bps(5e6) == 2.56e6 and w.code_floor_bps(10e6) == 5.12e6 and w.code_floor_bps(5.12e6) == 5.12e6
-    assert w.code_floor_bps(79_999.0) == 0.0 and w.code_floor_bps(1e12) == path02.qs_rate_bps(15)
+    assert path02.code_floor_bps(5e6) == 2.56e6 and path02.code_floor_bps(10e6) == 5.12e6 and path02.code_floor_bps(5.12e6) == 5.12e6
+    assert path02.code_floor_bps(79_999.0) == 0.0 and path02.code_floor_bps(1e12) == path02.qs_rate_bps(15)
     files, body = np.array([1, 3]), np.array([0, 125_000])
     np.testing.assert_allclose(w.download_floor_s("http10", files, body), [0.4, 1.2 + 0.1])
     np.testing.assert_allclose(w.download_floor_s("http11", files, body), [0.2, 0.6 + 0.1])

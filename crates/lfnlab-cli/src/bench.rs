@@ -87,15 +87,10 @@ const ENGINE: (&str, &str, &str, &str) = ("60s", "16MiB", "linux-modern", "{}");
 impl BenchScenario {
     /// The scenario as TOML.
     pub fn toml(&self) -> String {
-        match &self.workload {
-            Workload::Bulk(b) => b.toml(self.name),
-            Workload::Web(w) => w.toml(self.name),
-        }
-    }
-}
-
-impl Web {
-    fn toml(&self, name: &str) -> String {
+        let (duration, body) = match &self.workload {
+            Workload::Bulk(b) => (b.duration, b.body()),
+            Workload::Web(w) => (w.duration, w.body()),
+        };
         format!(
             r#"
 [sim]
@@ -105,7 +100,17 @@ seed = 1
 
 [sim.trace]
 mode = "off"
+{body}"#,
+            name = self.name,
+        )
+    }
+}
 
+impl Web {
+    /// Nodes, link and flow of the scenario.
+    fn body(&self) -> String {
+        format!(
+            r#"
 [[node]]
 name = "S"
 kind = "host"
@@ -136,7 +141,6 @@ rcvbuf = "8MiB"
 tcp = {{ ack_policy = "linux_like", rwnd_policy = "full_buffer" }}
 quickstart = {{ rate_code = 7 }}
 "#,
-            duration = self.duration,
             users = self.users,
             http = self.http,
         )
@@ -144,18 +148,10 @@ quickstart = {{ rate_code = 7 }}
 }
 
 impl Bulk {
-    /// The scenario as TOML.
-    fn toml(&self, name: &str) -> String {
+    /// Nodes, links and flow of the scenario.
+    fn body(&self) -> String {
         format!(
             r#"
-[sim]
-name = "bench-{name}"
-duration = "{duration}"
-seed = 1
-
-[sim.trace]
-mode = "off"
-
 [[node]]
 name = "snd"
 kind = "host"
@@ -193,7 +189,6 @@ pacing = {{ kind = "{pacing}" }}
 sndbuf = "{bufs}"
 rcvbuf = "{bufs}"
 "#,
-            duration = self.duration,
             queue = self.queue,
             profile = self.profile,
             tcp = self.tcp,

@@ -28,6 +28,7 @@ of S → C counted when their last bit reaches C (L2 bytes = IP total length + 1
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 from ..scenario import Scenario
@@ -57,6 +58,7 @@ __all__ = [
     "ip_link_rate_bps",
     "bdp_segments",
     "qs_rate_bps",
+    "code_floor_bps",
     "t0_scenario",
     "t0_web_scenario",
 ]
@@ -116,6 +118,15 @@ def qs_rate_bps(rate_code: int) -> float:
     if not isinstance(rate_code, int) or isinstance(rate_code, bool) or not 0 <= rate_code <= 15:
         raise ValueError(f"rate_code must be an integer in 0..15, got {rate_code!r}")
     return 0.0 if rate_code == 0 else 40_000.0 * 2**rate_code
+
+
+def code_floor_bps(rate_bps: float) -> float:
+    """The largest encodable rate ≤ ``rate_bps`` (spec 02 §2.2.1): 40 000·2^N, N ≤ 15; 0 below
+    80 kbit/s."""
+    if rate_bps < qs_rate_bps(1):
+        return 0.0
+    n = min(15, int(math.floor(math.log2(rate_bps / 40_000.0) + 1e-12)))
+    return qs_rate_bps(n)
 
 
 def t0_scenario(

@@ -160,7 +160,6 @@ impl Outcome {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct QsSenderStats {
     pub requests: u64,
-    pub approvals: u64,
     /// Valid echoes at the requested rate, and at a lower one.
     pub approved_full: u64,
     pub approved_reduced: u64,
@@ -182,6 +181,13 @@ pub struct QsSenderStats {
     pub last_outcome: Option<Outcome>,
     /// When the last QS mode started.
     pub last_qs_start: Option<SimTime>,
+}
+
+impl QsSenderStats {
+    /// Valid echoes with rate ≥ 1.
+    pub fn approvals(&self) -> u64 {
+        self.approved_full + self.approved_reduced
+    }
 }
 
 /// What the socket does to its window after a Quick-Start event.
@@ -333,7 +339,6 @@ impl QsSender {
             self.refuse(Outcome::Refused);
             return;
         }
-        self.stats.approvals += 1;
         if e.rate == req.n_req {
             self.stats.approved_full += 1;
         } else {

@@ -234,7 +234,7 @@ fn qs_summary(snd: &TcpSocket, rcv: &TcpSocket) -> Option<QsFlowSummary> {
     Some(QsFlowSummary {
         state: q.state.as_str().into(),
         requests: st.requests,
-        approvals: st.approvals,
+        approvals: st.approvals(),
         nonce_failures: st.nonce_failures,
         not_useful: st.not_useful,
         reports_sent: st.reports_sent,
@@ -310,7 +310,7 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
             approved_bps += st.approved_bps;
             approved_max = approved_max.max(st.approved_max);
             // Requests without a valid approval (an outstanding request is not yet refused).
-            refused += st.requests - st.approvals - u64::from(q.state == crate::quickstart::sender::QsState::ReqSent);
+            refused += st.requests - st.approvals() - u64::from(q.state == crate::quickstart::sender::QsState::ReqSent);
         }
     }
     let recs = &rt.workload.records;

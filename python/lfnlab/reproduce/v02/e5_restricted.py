@@ -20,13 +20,13 @@ from typing import Any
 import pandas as pd
 
 from ..outcome import Check, Figure, Outcome, Table
-from ..path02 import RATE_BPS, WEB_FLOW, qs_rate_bps
+from ..path02 import RATE_BPS, WEB_FLOW, code_floor_bps, qs_rate_bps
 from ..registry import Experiment
 from ..runner import RunContext
 from .common02 import expectation, expectations_table, flow_entry
 from . import e4_users as e4
 from .e4_users import USERS, benefit, per_users, run_sweep, users_figure
-from .web02 import RATE_CODE, RTT_S, WARMUP_S, Variant, code_floor_bps, web_checks
+from .web02 import RATE_CODE, RTT_S, WARMUP_S, Variant, web_checks
 
 
 #: A "clear" benefit at the smallest U (reading of spec 02 §5 point 8): 10 % of SS.

@@ -40,7 +40,6 @@ __all__ = [
     "run_row",
     "download_floor_s",
     "web_checks",
-    "code_floor_bps",
 ]
 
 #: T0 with RTT 200 ms (spec 02 §4.4–4.6).
@@ -153,15 +152,6 @@ def keep(r: Result) -> dict[str, Any]:
     iface = next((i for i in r.summary.get("quickstart_interfaces", []) if i["name"] == QS_INTERFACE), {})
     seq = o.sort_values(["user", "start_s"], kind="stable")[["user", "object", "start_s", "download_s"]].reset_index(drop=True)
     return {"summary": r.summary, "objects": measured.reset_index(drop=True), "sequence": seq, "iface": iface}
-
-
-def code_floor_bps(rate_bps: float) -> float:
-    """The largest encodable rate ≤ ``rate_bps`` (spec 02 §2.2.1): 40 000·2^N, N ≤ 15; 0 below
-    80 kbit/s."""
-    if rate_bps < qs_rate_bps(1):
-        return 0.0
-    n = min(15, int(math.floor(math.log2(rate_bps / 40_000.0) + 1e-12)))
-    return qs_rate_bps(n)
 
 
 def run_row(v: Variant, k: Mapping[str, Any], duration_s: float) -> dict[str, Any]:

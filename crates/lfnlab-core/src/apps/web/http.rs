@@ -102,7 +102,6 @@ struct Conn {
     req_written: u64,
     resp_written: u64,
     requests: u32,
-    open: bool,
     inflight: VecDeque<Exchange>,
     /// Last request or response activity, for the keep-alive idle timeout.
     last_activity: SimTime,
@@ -181,15 +180,9 @@ impl WebWorkload {
     }
 
     fn close(&mut self, conn: u32, out: &mut Vec<WebAction>) {
-        let c = &mut self.conns[conn as usize];
-        if !c.open {
-            return;
-        }
-        c.open = false;
-        let u = c.user as usize;
-        if let Ok(k) = self.open.binary_search(&conn) {
-            self.open.remove(k);
-        }
+        let Ok(k) = self.open.binary_search(&conn) else { return };
+        self.open.remove(k);
+        let u = self.conns[conn as usize].user as usize;
         if self.users[u].conn == Some(conn) {
             self.users[u].conn = None;
         }
@@ -200,16 +193,16 @@ impl WebWorkload {
     fn connection_for(&mut self, user: u32, now: SimTime, out: &mut Vec<WebAction>) -> u32 {
         let reuse = match self.variant {
             HttpVariant::Http10 => None,
-            HttpVariant::Http11 | HttpVariant::Http11Pipe => self.users[user as usize].conn.filter(|&c| {
-                let c = &self.conns[c as usize];
-                c.open && c.requests < KEEPALIVE_MAX_REQUESTS
-            }),
+            // A user's connection is open until `close` clears it.
+            HttpVariant::Http11 | HttpVariant::Http11Pipe => {
+                self.users[user as usize].conn.filter(|&c| self.conns[c as usize].requests < KEEPALIVE_MAX_REQUESTS)
+            }
         };
         if let Some(c) = reuse {
             return c;
         }
         let conn = self.conns.len() as u32;
-        self.conns.push(Conn { user, req_written: 0, resp_written: 0, requests: 0, open: true, inflight: VecDeque::new(), last_activity: now });
+        self.conns.push(Conn { user, req_written: 0, resp_written: 0, requests: 0, inflight: VecDeque::new(), last_activity: now });
         self.open.push(conn);
         if self.variant != HttpVariant::Http10 {
             self.users[user as usize].conn = Some(conn);
