@@ -40,8 +40,8 @@ def quick_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[P
     return run_quick_forms(IDS, tmp_path_factory.mktemp("reproduce02web"))
 
 
-def test_chapter_02_lists_e1_to_e5() -> None:
-    assert [e.id for e in EXPERIMENTS] == ["02.E1", "02.E2", *IDS]
+def test_chapter_02_lists_e1_to_e6() -> None:
+    assert [e.id for e in EXPERIMENTS] == ["02.E1", "02.E2", *IDS, "02.E6"]
 
 
 # ------------------------------------------------------------------ quick forms

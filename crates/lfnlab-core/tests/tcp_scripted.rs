@@ -23,7 +23,8 @@ fn ms(x: u64) -> SimTime {
 }
 
 /// Open the connection; the SYN-ACK arrives after exactly 100 ms (first R).
-fn handshake(s: &mut TcpSocket) -> Vec<Packet> {
+/// Returns the SYN-ACK and the socket's answer (the handshake ACK).
+fn handshake(s: &mut TcpSocket) -> (Packet, Vec<Packet>) {
     let mut out = Vec::new();
     s.open(SimTime::ZERO, &mut out);
     let syn = out.pop().unwrap();
@@ -32,8 +33,7 @@ fn handshake(s: &mut TcpSocket) -> Vec<Packet> {
     sa.tcp.ts_ecr = syn.tcp.ts_val;
     sa.tcp.wnd_bytes = 65535;
     s.on_packet(ms(100), &sa, &mut out);
-    out.clear();
-    out
+    (sa, out)
 }
 
 /// Successive RTO intervals when no ACK ever comes back.
@@ -169,4 +169,44 @@ fn newreno_three_losses_one_reduction() {
     assert_eq!(ss, cwnd_at_loss / 2.0, "NewReno halves");
     assert_eq!(s.snd.stats.retrans, 3, "exactly the three holes retransmitted");
     assert_eq!(s.snd.stats.rtos, 0);
+}
+
+/// spec 02 §2.4 rule 4 `linux_like`: the receive window opens from 4·MSS and
+/// grows by 2·MSS per in-order data segment; a Quick-Start floor lifts it at
+/// once; the free buffer bounds it either way.
+#[test]
+fn gradual_window_opening_grows_two_segments_per_segment() {
+    let mut s = socket("");
+    s.rcv.enable_gradual_opening(1448);
+    let (sa, mut out) = handshake(&mut s);
+    let unit = 1u64 << s.rcv.wscale;
+    let down = |x: u64| x / unit * unit;
+    let mss = 1448u64;
+    assert_eq!(s.rcv.mss as u64, mss);
+    let hs_ack = out.pop().expect("the handshake ACK");
+    assert_eq!(hs_ack.tcp.wnd_bytes, down(4 * mss), "the window starts at 4·MSS");
+    // Ten in-order segments: the cap is 4·MSS + 2·MSS each.
+    let mut seg = sa;
+    seg.tcp.flags = flags::ACK;
+    seg.tcp.payload = mss as u32;
+    for k in 0..10u64 {
+        seg.tcp.seq = k * mss;
+        seg.tcp.ts_val = ms(150 + k);
+        s.on_packet(ms(150 + k), &seg, &mut out);
+        assert_eq!(s.rcv.window_cap(), Some((4 + 2 * (k + 1)) * mss));
+    }
+    assert_eq!(s.rcv.advertised_window(), down(24 * mss));
+    // An approval's floor lifts the cap above the grown window at once, and
+    // growth goes on from there; a lower floor changes nothing.
+    s.rcv.raise_window_floor(200_000);
+    assert_eq!(s.rcv.window_cap(), Some(200_000));
+    assert_eq!(s.rcv.advertised_window(), down(200_000));
+    seg.tcp.seq = 10 * mss;
+    s.on_packet(ms(170), &seg, &mut out);
+    assert_eq!(s.rcv.window_cap(), Some(200_000 + 2 * mss));
+    s.rcv.raise_window_floor(100_000);
+    assert_eq!(s.rcv.window_cap(), Some(200_000 + 2 * mss));
+    // The buffer bounds it.
+    s.rcv.raise_window_floor(u64::MAX / 2);
+    assert!(s.rcv.advertised_window() <= s.rcv.b_rcv);
 }

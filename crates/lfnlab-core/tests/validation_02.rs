@@ -420,6 +420,59 @@ fn granted_request_is_used_and_beats_slow_start() {
     assert!(t < t_ss - 0.3, "T_QS {t} s vs T_SS {t_ss} s");
 }
 
+/// spec 02 §2.4 rule 4 `linux_like`: a receiver that opens its window
+/// gradually from 4·MSS would hide the approval (4 segments against W_qs = 42);
+/// echoing the approval raises the window to ⌈Rate(7)/8 · RTT_r⌉ + 4·MSS, RTT_r
+/// the client's handshake sample, so the transfer runs exactly as with the
+/// full buffer. Without a request the gradual window (+2·MSS per segment) stays
+/// ahead of slow start and changes nothing either.
+#[test]
+fn linux_like_receive_window_shows_the_approval() {
+    let run = |qs: &str| T0 { trace: r#"{ mode = "event" }"#, ..T0::default() }.qs(qs).run();
+    let gradual = run(r#"{ rate_code = 7, recv_rwnd_policy = "linux_like" }"#);
+    let full = run("{ rate_code = 7 }");
+    assert_eq!(flow_qs(&gradual, 0).outcome.as_deref(), Some("used"));
+    assert_eq!(flow_qs(&gradual, 0).qs_pkts_sent, flow_qs(&full, 0).qs_pkts_sent);
+    let (tg, tf) = (response_time(&gradual, 0), response_time(&full, 0));
+    assert!((tg - tf).abs() < NS, "linux_like {tg} s, full_buffer {tf} s");
+
+    // The window the server first sees: the client's handshake ACK echoes
+    // code 7. RTT_r = 100 ms + w(60 B) + w(68 B) = 100.1632 ms →
+    // ⌈640 000 B/s · 0.1001632 s⌉ + 4·1448 = 64 105 + 5 792 = 69 897 B, rounded
+    // down to the window-scale unit (8 MiB buffer → scale 7, 128 B): 69 888 B.
+    let rtt_r = 0.1 + wire_s(L3_SYN, C_BPS) + wire_s(L3_SYN + OPT, C_BPS);
+    let floor = (rate_bps(7) / 8.0 * rtt_r).ceil() as u64 + 4 * MSS;
+    assert_eq!(floor, 69_897);
+    // The server's window when its first data leaves (the trace's first row
+    // with data sent); the full buffer advertises all 8 MiB instead.
+    let first_data_window = |out: &RunOutput| {
+        let (rwnd, snd_max) = (u64s(&out.tcp, "rwnd"), u64s(&out.tcp, "snd_max"));
+        rwnd[snd_max.iter().position(|&m| m > 0).expect("data was sent")]
+    };
+    assert_eq!(first_data_window(&gradual), floor / 128 * 128);
+    assert!(first_data_window(&full) > 8_000_000, "{}", first_data_window(&full));
+
+    // A request in the SYN (tcp_bulk): the SYN/ACK echoes it before the client
+    // has an RTT sample and advertises the largest unscaled window, 65 535 B,
+    // which holds W_qs = 42 segments of 1500 B (63 000 B): the QS window is sent
+    // in full, as with the full buffer, whose SYN/ACK carries the same 65 535 B.
+    let bulk_qs = |p: &str| {
+        let out = run_toml(&bulk("1s", &format!(r#"quickstart = {{ rate_code = 7, recv_rwnd_policy = "{p}" }}"#), 0));
+        let q = flow_qs(&out, 0).clone();
+        (q.outcome, q.qs_pkts_sent, out.summary.flows[0].goodput_bps)
+    };
+    let (g, f) = (bulk_qs("linux_like"), bulk_qs("full_buffer"));
+    assert_eq!(g.0.as_deref(), Some("used"));
+    assert_eq!((g.0, g.1), (f.0, f.1));
+    assert!(g.1 >= 42, "QS segments {}", g.1);
+    assert!((g.2 - f.2).abs() < 1e-6 * f.2, "goodput linux_like {} vs full_buffer {}", g.2, f.2);
+
+    // No request: identical to the full buffer.
+    let no_qs = |p: &str| response_time(&run(&format!(r#"{{ on_connect = false, recv_rwnd_policy = "{p}" }}"#)), 0);
+    let (g, f) = (no_qs("linux_like"), no_qs("full_buffer"));
+    assert!((g - f).abs() < NS, "slow start: linux_like {g} s, full_buffer {f} s");
+}
+
 // ===========================================================================
 // 3. Reduced requests.
 // ===========================================================================
@@ -1085,6 +1138,7 @@ fn invalid_quickstart_keys_name_their_key_path() {
     assert_input_err(&flow("{ hz = 0 }"), "flow[0].quickstart.hz", "timer rate");
     assert_input_err(&flow(r#"{ request_at = ["2s", "1s"] }"#), "flow[0].quickstart.request_at", "increasing");
     assert_input_err(&flow("{ recv_max_rate_code = 16 }"), "flow[0].quickstart.recv_max_rate_code", "rate code");
+    assert_input_err(&flow(r#"{ recv_rwnd_policy = "gradual" }"#), "flow[0].quickstart.recv_rwnd_policy", "full_buffer, linux_like");
     assert_input_err(&node("{ }"), "node[0].quickstart.capacity", "missing required key");
     assert_input_err(&node(r#"{ capacity = "10Mbps", admission = "x" }"#), "node[0].quickstart.admission", "target_reduce");
     assert_input_err(&node(r#"{ capacity = "10Mbps", deny_action = "x" }"#), "node[0].quickstart.deny_action", "zero");

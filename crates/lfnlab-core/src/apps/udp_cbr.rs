@@ -2,9 +2,35 @@
 //! capacity including preamble and IPG (spec 05 §2.5 rule 1): period
 //! T = 8·(L3 + 38)/TC. Send times are computed from the start time and the
 //! frame count in integer arithmetic, so they never drift.
+//!
+//! Optionally a share of the datagrams carries a Quick-Start Rate Request
+//! (spec 02 §4.7): datagram k asks when ⌊k·share⌋ > ⌊(k−1)·share⌋, with a
+//! random QS TTL and nonce per request (spec 02 §2.3.3), inside the IP length.
 
+use crate::engine::rng::Stream;
 use crate::engine::time::{PS_PER_S, SimTime};
 use crate::net::packet::Packet;
+use crate::quickstart::nonce::random_nonce;
+use crate::quickstart::option::IpQs;
+
+/// Quick-Start requests of a CBR source.
+pub struct UdpQs {
+    /// Fraction of datagrams that carry a request, 0..=1.
+    pub share: f64,
+    /// Requested rate code.
+    pub rate_code: u8,
+    /// Draws the QS TTL and nonce of each request.
+    pub rng: Stream,
+    /// Requests sent.
+    pub sent: u64,
+}
+
+impl UdpQs {
+    /// Does datagram k (1-based) carry a request?
+    fn asks(&self, k: u64) -> bool {
+        (k as f64 * self.share).floor() > ((k - 1) as f64 * self.share).floor()
+    }
+}
 
 pub struct UdpCbr {
     pub host: u32,
@@ -14,11 +40,12 @@ pub struct UdpCbr {
     pub stop: SimTime,
     pub sent: u64,
     pub next_at: Option<SimTime>,
+    pub qs: Option<UdpQs>,
 }
 
 impl UdpCbr {
     pub fn new(host: u32, template: Packet, rate_bps: u64, start: SimTime, stop: SimTime) -> UdpCbr {
-        UdpCbr { host, template, rate_bps, start, stop, sent: 0, next_at: Some(start) }
+        UdpCbr { host, template, rate_bps, start, stop, sent: 0, next_at: Some(start), qs: None }
     }
 
     /// Time of frame k: start + k·8·(L3 + 38)/TC.
@@ -36,7 +63,14 @@ impl UdpCbr {
         self.sent += 1;
         let next = self.time_of(self.sent);
         self.next_at = if next < self.stop { Some(next) } else { None };
-        Some(self.template)
+        let mut p = self.template;
+        if let Some(q) = self.qs.as_mut().filter(|q| q.asks(self.sent)) {
+            let qs_ttl = (q.rng.next_u64() & 0xff) as u8;
+            let nonce = random_nonce(&mut q.rng);
+            p.ip.qs = IpQs::Request { rate: q.rate_code, qs_ttl, nonce }.encode();
+            q.sent += 1;
+        }
+        Some(p)
     }
 }
 
@@ -52,5 +86,27 @@ mod tests {
         let mut a = UdpCbr::new(0, p, 500_000_000, SimTime(0), SimTime(PS_PER_S));
         a.fire(SimTime(0));
         assert_eq!(a.next_at, Some(SimTime(24_608_000)));
+    }
+
+    #[test]
+    fn request_share_is_exact_and_evenly_spread() {
+        let p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: 50, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO };
+        for (share, every) in [(0.01, 100u64), (0.25, 4), (1.0, 1)] {
+            let mut a = UdpCbr::new(0, p, 1_000_000_000, SimTime(0), SimTime(PS_PER_S));
+            a.qs = Some(UdpQs { share, rate_code: 7, rng: Stream::derive(1, "u"), sent: 0 });
+            let asked: Vec<u64> = (1..=1000u64).filter(|_| a.fire(SimTime(0)).unwrap().ip.has_qs()).collect();
+            assert_eq!(asked.len() as u64, 1000 / every, "share {share}");
+            assert!(asked.iter().enumerate().all(|(i, &k)| k == (i as u64 + 1) * every), "share {share}: every {every}th");
+            assert_eq!(a.qs.as_ref().unwrap().sent, 1000 / every);
+        }
+        let mut a = UdpCbr::new(0, p, 1_000_000_000, SimTime(0), SimTime(PS_PER_S));
+        a.qs = Some(UdpQs { share: 0.0, rate_code: 7, rng: Stream::derive(1, "u"), sent: 0 });
+        assert!((0..1000).all(|_| !a.fire(SimTime(0)).unwrap().ip.has_qs()));
+        // A request decodes with the configured rate code; the datagram keeps its length.
+        let mut a = UdpCbr::new(0, p, 1_000_000_000, SimTime(0), SimTime(PS_PER_S));
+        a.qs = Some(UdpQs { share: 1.0, rate_code: 9, rng: Stream::derive(1, "u"), sent: 0 });
+        let d = a.fire(SimTime(0)).unwrap();
+        assert!(matches!(IpQs::decode(&d.ip.qs), Some(IpQs::Request { rate: 9, .. })));
+        assert_eq!(d.l3_bytes, 50);
     }
 }

@@ -24,6 +24,8 @@ pub enum Event {
     FlowStart(u32),
     /// A Web workload's earliest timer is due (spec 02 §3.2).
     WebTimer(u32),
+    /// The head packet of a port's processing stage is done (spec 02 §2.5.7).
+    ProcRelease(u32),
 }
 
 impl Event {
@@ -36,6 +38,7 @@ impl Event {
             Event::AppTimer(i) => (4, i),
             Event::FlowStart(i) => (5, i),
             Event::WebTimer(i) => (6, i),
+            Event::ProcRelease(i) => (7, i),
         }
     }
 }

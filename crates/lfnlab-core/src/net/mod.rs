@@ -5,6 +5,7 @@ pub mod drop;
 pub mod fq;
 pub mod ipg;
 pub mod packet;
+pub mod proc_stage;
 pub mod queue;
 pub mod routing;
 pub mod tcp_nic;

@@ -4,6 +4,33 @@
 
 use super::option::{IpQs, QsResponse};
 
+/// How the receiver's flow control treats an approval (spec 02 §2.4 rule 4,
+/// `qs.recv.rwnd_policy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecvRwndPolicy {
+    /// Advertise the free buffer from the start (no gradual opening; default).
+    #[default]
+    FullBuffer,
+    /// Open the window gradually from 4·MSS (Linux `rcv_ssthresh`) and, when
+    /// echoing an approval, raise it to min(free, ⌈Rate(N)/8 · RTT_r⌉ + 4·MSS).
+    LinuxLike,
+}
+
+impl RecvRwndPolicy {
+    pub const NAMES: &'static [&'static str] = &["full_buffer", "linux_like"];
+}
+
+impl std::str::FromStr for RecvRwndPolicy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "full_buffer" => Ok(RecvRwndPolicy::FullBuffer),
+            "linux_like" => Ok(RecvRwndPolicy::LinuxLike),
+            _ => Err(format!("one of {}", Self::NAMES.join(", "))),
+        }
+    }
+}
+
 /// The echo of one connection end.
 #[derive(Clone, Copy, Debug)]
 pub struct QsEcho {
@@ -26,7 +53,8 @@ impl QsEcho {
     /// `seq_end` is the sequence number just past its data (`None` for a SYN
     /// or SYN-ACK). Rule 1: a request with rate > 0 is echoed; rule 2: rate 0
     /// gets no response; reports and unknown functions are ignored.
-    /// Returns true when the packet carried a request (for an immediate ACK).
+    /// Returns true when the packet carried a request (for an immediate ACK);
+    /// [`QsEcho::pending_rate`] then holds the rate code that will be echoed.
     pub fn on_packet(&mut self, ttl: u8, ip_qs: &[u8; 8], seq_end: Option<u64>) -> bool {
         match IpQs::decode(ip_qs) {
             Some(IpQs::Request { rate, qs_ttl, nonce }) if rate > 0 => {
@@ -36,6 +64,11 @@ impl QsEcho {
             }
             _ => false,
         }
+    }
+
+    /// The rate code of the response waiting to be echoed, if any.
+    pub fn pending_rate(&self) -> Option<u8> {
+        self.pending.map(|(r, _)| r.rate)
     }
 
     /// The response for a handshake segment (SYN-ACK or the handshake ACK).

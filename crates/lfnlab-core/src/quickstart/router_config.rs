@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::engine::time::Span;
+use crate::net::proc_stage::ProcDiscipline;
 
 /// Admission arithmetic of the target algorithm (spec 02 §2.5.4, §6 point 5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,12 +148,15 @@ pub struct ProcCost {
     pub update_us: f64,
     /// Re-randomizing one 2-bit nonce field of a reduced approval, µs.
     pub nonce_field_us: f64,
+    /// How packets share the processor (`qs.proc.discipline`, CHOICE).
+    pub discipline: ProcDiscipline,
 }
 
 impl ProcCost {
-    /// True when every cost is 0 (the default: no processing delay).
+    /// True when every cost is 0 (the default: no processing delay, and no
+    /// processing stage at the egress).
     pub fn is_zero(&self) -> bool {
-        *self == ProcCost::default()
+        [self.base_us, self.meter_us, self.opt_parse_us, self.update_us, self.nonce_field_us] == [0.0; 5]
     }
 }
 

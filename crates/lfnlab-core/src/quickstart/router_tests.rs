@@ -326,7 +326,7 @@ fn processing_delay_model() {
     // base 1 + meter 2 = 3 µs per packet; + opt_parse 3 with an option;
     // + update 4 when approved; + 5 per re-randomized field.
     let mut cfg = RouterConfig::new(C_BPS);
-    cfg.proc = ProcCost { base_us: 1.0, meter_us: 2.0, opt_parse_us: 3.0, update_us: 4.0, nonce_field_us: 5.0 };
+    cfg.proc = ProcCost { base_us: 1.0, meter_us: 2.0, opt_parse_us: 3.0, update_us: 4.0, nonce_field_us: 5.0, ..ProcCost::default() };
     cfg.thresh = 0.5; // idle budget 5 Mbit/s
     let mut r = router_with(cfg, 1);
     let us = |r: &mut QsRouter, opt: [u8; 8]| {

@@ -67,6 +67,8 @@ pub struct QsSenderConfig {
     pub recv_max_rate_code: u8,
     /// Receiver: ACK a segment carrying a request at once.
     pub immediate_ack: bool,
+    /// Receiver: flow control and the approval (spec 02 §2.4 rule 4).
+    pub recv_rwnd_policy: super::receiver::RecvRwndPolicy,
     /// RFC 3742 limited slow start after a used QS episode: its max_ssthresh,
     /// segments (None = off; spec 02 §2.3.1, §6 point 11).
     pub limited_slow_start: Option<f64>,

@@ -118,6 +118,9 @@ pub struct QsInterfaceSummary {
     pub name: String,
     #[serde(flatten)]
     pub counters: crate::quickstart::router::RouterCounters,
+    /// The processing stage (spec 02 §2.5.7): zeros without a cost vector.
+    #[serde(flatten)]
+    pub proc: crate::net::proc_stage::ProcStats,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -156,11 +159,14 @@ pub struct ConservationSummary {
     pub frames_dropped: u64,
     pub frames_queued_at_end: u64,
     pub frames_on_links_at_end: u64,
+    /// In a processing stage ahead of a queue (spec 02 §2.5.7).
+    pub frames_processing_at_end: u64,
     pub bytes_emitted: u64,
     pub bytes_delivered: u64,
     pub bytes_dropped: u64,
     pub bytes_queued_at_end: u64,
     pub bytes_on_links_at_end: u64,
+    pub bytes_processing_at_end: u64,
     pub holds: bool,
 }
 

@@ -230,11 +230,13 @@ mod tests {
                 frames_dropped: 0,
                 frames_queued_at_end: 0,
                 frames_on_links_at_end: 0,
+                frames_processing_at_end: 0,
                 bytes_emitted: 10,
                 bytes_delivered: 10,
                 bytes_dropped: 0,
                 bytes_queued_at_end: 0,
                 bytes_on_links_at_end: 0,
+                bytes_processing_at_end: 0,
                 holds: true,
             },
         };

@@ -15,6 +15,7 @@ use super::pacing::resolve_flow_pacing;
 use super::tcp_params::{check_params, merge};
 use super::units::{ByteSize, TimeSpan};
 use crate::error::InputError;
+use crate::quickstart::MAX_RATE_CODE;
 
 /// CHOICE: the Linux `tcp_wmem` maximum (4 MiB); autotuning is not modelled
 /// (spec 06 §8.1), so the maximum is what a bulk sender ends up with.
@@ -29,6 +30,8 @@ const MAX_WEB_USERS: u32 = 10_000;
 const DEFAULT_UDP_SIZE: u32 = 1500;
 /// IPv4 and UDP headers with no payload.
 const MIN_UDP_SIZE: u32 = 28;
+/// A datagram with the IPv4 Quick-Start option: 20 + 8 + 8 bytes.
+const MIN_UDP_QS_SIZE: u32 = 36;
 
 /// Checks and fills in every flow. `nodes` are resolved hosts; `duration` is `sim.duration`.
 pub fn resolve_flows(
@@ -213,6 +216,7 @@ fn resolve_tcp_bulk(
             ("rate", f.rate.is_some()),
             ("size", f.size.is_some()),
             ("stop", f.stop.is_some()),
+            ("qs_requests", f.qs_requests.is_some()),
         ],
         i,
         "tcp_bulk",
@@ -310,6 +314,20 @@ fn resolve_udp_cbr(
             at("size"),
             format!("expected an IP packet length from {MIN_UDP_SIZE} to {mtu} bytes (the mtu of \"{}\"), got {size}", sender.name),
         ));
+    }
+    if let Some(q) = &mut f.qs_requests {
+        let share = q.share.ok_or_else(|| ctx.err(at("qs_requests.share"), "missing required key: the fraction of datagrams that carry a request, 0 to 1"))?;
+        if !(share.is_finite() && (0.0..=1.0).contains(&share)) {
+            return Err(ctx.err(at("qs_requests.share"), format!("expected a fraction from 0 to 1, got {share}")));
+        }
+        let code = *q.rate_code.get_or_insert(7);
+        if !(1..=MAX_RATE_CODE).contains(&code) {
+            return Err(ctx.err(at("qs_requests.rate_code"), format!("expected a rate code from 1 to {MAX_RATE_CODE}, got {code}")));
+        }
+        // IP header 20 + the 8-byte option + UDP header 8.
+        if size < MIN_UDP_QS_SIZE {
+            return Err(ctx.err(at("size"), format!("datagrams with a Quick-Start option need at least {MIN_UDP_QS_SIZE} bytes, got {size}")));
+        }
     }
     let start = f.start.unwrap_or(TimeSpan::ZERO);
     match f.stop {

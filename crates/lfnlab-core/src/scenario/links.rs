@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use super::model::{LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
 use super::queue_burst_red::{check_droptail_only, resolve_burst_red, Segment};
-use super::quickstart::resolve_router_qs;
+use super::quickstart::{check_proc_at_host, resolve_router_qs};
 use super::resolve::Ctx;
 use super::units::TimeSpan;
 use crate::error::InputError;
@@ -127,6 +127,11 @@ pub fn resolve_links(
             ));
         }
         graph.add_link(from, to, i);
+        for (q, end, name) in [(&l.quickstart, from, "quickstart"), (&l.reverse_quickstart, to, "reverse_quickstart")] {
+            if let Some(q) = q.as_ref().filter(|_| nodes[end].kind == NodeKind::Host) {
+                check_proc_at_host(q, &at(name), &nodes[end].name, ctx)?;
+            }
+        }
         l.reverse_rate.get_or_insert(l.rate);
         let droptail = |limit_packets| QueueSpec {
             kind: "droptail".into(),

@@ -268,6 +268,9 @@ pub struct QsProcSpec {
     pub opt_parse_us: Option<f64>,
     pub update_us: Option<f64>,
     pub nonce_field_us: Option<f64>,
+    /// `serial` (default: one processor, packets wait for earlier ones) or
+    /// `parallel` (each packet delayed by its own cost, order kept); CHOICE.
+    pub discipline: Option<String>,
 }
 
 /// Quick-Start on a connection (spec 02 §2.3.1 sender, §2.4 receiver): the
@@ -304,11 +307,27 @@ pub struct QsFlowSpec {
     pub recv_max_rate_code: Option<u8>,
     /// Receiver: ACK a segment carrying a request at once, default true.
     pub immediate_ack: Option<bool>,
+    /// Receiver: `full_buffer` (default, advertise the free buffer) or
+    /// `linux_like` (gradual opening from 4·MSS, bumped on an approval;
+    /// spec 02 §2.4 rule 4).
+    pub recv_rwnd_policy: Option<String>,
     /// RFC 3742 limited slow start once a Quick-Start episode was used,
     /// default false (spec 02 §2.3.1 `qs.send.limited_slow_start`).
     pub limited_slow_start: Option<bool>,
     /// Its max_ssthresh, segments, default 100.
     pub max_ssthresh: Option<u32>,
+}
+
+/// Quick-Start requests on a `udp_cbr` flow (spec 02 §4.7): datagram k (k = 1, 2, …)
+/// carries a Rate Request when ⌊k·share⌋ > ⌊(k−1)·share⌋, so exactly the share asks,
+/// evenly spread. The option sits inside `size` (the IP length does not change).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UdpQsSpec {
+    /// Fraction of datagrams with a request, 0 to 1 (required).
+    pub share: Option<f64>,
+    /// Requested rate code, 1 to 15, default 7 (5.12 Mbit/s).
+    pub rate_code: Option<u8>,
 }
 
 /// A router/emulator egress queue.
@@ -418,6 +437,9 @@ pub struct FlowSpec {
     pub rate: Option<Rate>,
     /// `udp_cbr`: IP packet length in bytes, default 1500.
     pub size: Option<u32>,
+    /// `udp_cbr`: a share of the datagrams carries a Quick-Start Rate Request
+    /// (spec 02 §4.7, router work accounting).
+    pub qs_requests: Option<UdpQsSpec>,
 }
 
 impl FlowSpec {

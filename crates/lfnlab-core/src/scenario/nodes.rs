@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::model::{LinkSpec, NodeKind, NodeSpec};
 use super::profiles::PROFILES;
-use super::quickstart::resolve_router_qs;
+use super::quickstart::{check_proc_at_host, resolve_router_qs};
 use super::resolve::Ctx;
 use super::pacing::check_pacing;
 use super::tcp_params::check_params;
@@ -101,6 +101,9 @@ pub fn resolve_node_qs(nodes: &mut [NodeSpec], ctx: &Ctx) -> Result<(), InputErr
     for (i, n) in nodes.iter_mut().enumerate() {
         if let Some(q) = &mut n.quickstart {
             resolve_router_qs(q, &format!("node[{i}].quickstart"), ctx)?;
+            if n.kind == NodeKind::Host {
+                check_proc_at_host(q, &format!("node[{i}].quickstart"), &n.name, ctx)?;
+            }
         }
     }
     Ok(())

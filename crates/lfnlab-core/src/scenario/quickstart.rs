@@ -3,6 +3,8 @@
 //! function §2.5.1), and the typed configurations the simulator builds from.
 
 use super::model::{QsFlowSpec, QsProcSpec, QsRouterSpec};
+use crate::net::proc_stage::ProcDiscipline;
+use crate::quickstart::receiver::RecvRwndPolicy;
 use super::resolve::Ctx;
 use super::units::TimeSpan;
 use crate::engine::time::Span;
@@ -80,6 +82,8 @@ pub fn resolve_flow_qs(q: &mut QsFlowSpec, header_bytes: u32, at: &str, ctx: &Ct
         return Err(ctx.err(key("recv_max_rate_code"), format!("expected a rate code from 1 to {MAX_RATE_CODE}, got {max}")));
     }
     q.immediate_ack.get_or_insert(true);
+    let rwnd = q.recv_rwnd_policy.get_or_insert_with(|| "full_buffer".into()).clone();
+    check_name::<RecvRwndPolicy>(&rwnd, RecvRwndPolicy::NAMES, key("recv_rwnd_policy"), ctx)?;
     q.limited_slow_start.get_or_insert(false);
     let m = *q.max_ssthresh.get_or_insert(MAX_SSTHRESH);
     if m < 2 {
@@ -113,6 +117,7 @@ pub fn flow_qs_config(q: &QsFlowSpec) -> QsSenderConfig {
         syn_rto: q.syn_rto.map_or(SYN_RTO, |t| t.span),
         recv_max_rate_code: q.recv_max_rate_code.unwrap_or(MAX_RATE_CODE),
         immediate_ack: q.immediate_ack.unwrap_or(true),
+        recv_rwnd_policy: q.recv_rwnd_policy.as_deref().and_then(|p| p.parse().ok()).unwrap_or_default(),
         limited_slow_start: (q.limited_slow_start == Some(true)).then(|| q.max_ssthresh.unwrap_or(MAX_SSTHRESH) as f64),
     }
 }
@@ -191,6 +196,21 @@ pub fn resolve_router_qs(q: &mut QsRouterSpec, at: &str, ctx: &Ctx) -> Result<()
             return Err(ctx.err(key(&format!("proc.{name}")), format!("expected a cost from 0 to 1e6 µs, got {x}")));
         }
     }
+    let disc = proc.discipline.get_or_insert_with(|| "serial".into()).clone();
+    check_name::<ProcDiscipline>(&disc, ProcDiscipline::NAMES, key("proc.discipline"), ctx)?;
+    Ok(())
+}
+
+/// Processing costs apply at forwarding nodes only (spec 02 §2.5.7 CHOICE:
+/// an end host's own CPU cost belongs to the host model of spec 04): a host
+/// interface with a non-zero `proc` cost is an input error, never ignored.
+pub fn check_proc_at_host(q: &QsRouterSpec, at: &str, node: &str, ctx: &Ctx) -> Result<(), InputError> {
+    if !router_qs_config(q).proc.is_zero() {
+        return Err(ctx.err(
+            format!("{at}.proc"),
+            format!("\"{node}\" is a host: processing costs apply at forwarding nodes only (spec 02 §2.5.7, CHOICE); remove the costs or move them to a router interface"),
+        ));
+    }
     Ok(())
 }
 
@@ -227,6 +247,7 @@ pub fn router_qs_config(q: &QsRouterSpec) -> RouterConfig {
             opt_parse_us: p.opt_parse_us.unwrap_or(0.0),
             update_us: p.update_us.unwrap_or(0.0),
             nonce_field_us: p.nonce_field_us.unwrap_or(0.0),
+            discipline: p.discipline.as_deref().and_then(|d| d.parse().ok()).unwrap_or_default(),
         };
     }
     cfg

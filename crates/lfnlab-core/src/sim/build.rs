@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::world::{FlowEnds, Host, Loss, NodeRole, Port, TcpFlow, World};
-use crate::apps::udp_cbr::UdpCbr;
+use crate::apps::udp_cbr::{UdpCbr, UdpQs};
 use crate::engine::event_queue::Event;
 use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, Span};
@@ -18,6 +18,7 @@ use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::channel::Channel;
 use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAULT_IP_TTL};
+use crate::net::proc_stage::ProcStage;
 use crate::quickstart::router::QsRouter;
 use crate::host::tcp::socket::QsConn;
 use crate::apps::request_response::RequestResponse;
@@ -107,6 +108,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     monitor: None,
                     name: format!("{}:ifq", nd.name),
                     qs,
+                    // Hosts have no processing stage (refused at load, spec 02 §2.5.7 CHOICE).
+                    proc: None,
                     ttl_decrement: 0,
                 }
             } else {
@@ -132,6 +135,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     host: None,
                     monitor: None,
                     name: format!("{}->{}", nd.name, s.node[y].name),
+                    // spec 02 §2.5.7: a stage only where a cost is configured.
+                    proc: qs.as_ref().map(|q| q.config().proc).filter(|p| !p.is_zero()).map(|p| Box::new(ProcStage::new(p.discipline))),
                     qs,
                     ttl_decrement: 1,
                 }
@@ -283,7 +288,14 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     tstamp: SimTime::ZERO,
                 };
                 let ai = w.udp.len() as u32;
-                w.udp.push(UdpCbr::new(ha, template, rate, start, stop));
+                let mut app = UdpCbr::new(ha, template, rate, start, stop);
+                app.qs = f.qs_requests.as_ref().map(|q| UdpQs {
+                    share: q.share.unwrap_or(0.0),
+                    rate_code: q.rate_code.unwrap_or(7),
+                    rng: Stream::derive(seed, &format!("flow[{fi}].qs_requests")),
+                    sent: 0,
+                });
+                w.udp.push(app);
                 w.flows.push(FlowEnds::Udp(ai));
                 w.events.push(start, Event::FlowStart(fi as u32));
             }

@@ -12,6 +12,8 @@ use crate::error::Error;
 use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
 use crate::monitor::packet_capture::PacketsColumns;
 use crate::net::drop::DropCause;
+use crate::net::proc_stage::ProcStats;
+use crate::engine::time::SimTime;
 use crate::host::tcp::socket::TcpSocket;
 use crate::results::table::{Column, Table};
 use crate::scenario::model::FlowSpec;
@@ -81,13 +83,23 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     if queued_frames != b.queued_frames {
         problems.push(format!("queues hold {queued_frames} frames, books say {}", b.queued_frames));
     }
-    let frames_ok = b.emitted_frames == b.delivered_frames + b.dropped_frames + b.queued_frames + on_links_frames;
-    let bytes_ok = b.emitted_bytes == b.delivered_bytes + b.dropped_bytes + b.queued_bytes + on_links_bytes;
+    let processing_frames: u64 = w.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.frames_held()).sum();
+    let processing_bytes: u64 = w.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.bytes_held).sum();
+    if (processing_frames, processing_bytes) != (b.processing_frames, b.processing_bytes) {
+        problems.push(format!(
+            "processing stages hold {processing_frames}/{processing_bytes} B, books say {}/{} B",
+            b.processing_frames, b.processing_bytes
+        ));
+    }
+    let frames_ok = b.emitted_frames
+        == b.delivered_frames + b.dropped_frames + b.queued_frames + b.processing_frames + on_links_frames;
+    let bytes_ok =
+        b.emitted_bytes == b.delivered_bytes + b.dropped_bytes + b.queued_bytes + b.processing_bytes + on_links_bytes;
     if !frames_ok || !bytes_ok {
         problems.push(format!(
-            "packet conservation: emitted {}/{} B, delivered {}/{} B, dropped {}/{} B, queued {}/{} B, on links {}/{} B",
+            "packet conservation: emitted {}/{} B, delivered {}/{} B, dropped {}/{} B, queued {}/{} B, processing {}/{} B, on links {}/{} B",
             b.emitted_frames, b.emitted_bytes, b.delivered_frames, b.delivered_bytes, b.dropped_frames, b.dropped_bytes,
-            b.queued_frames, b.queued_bytes, on_links_frames, on_links_bytes
+            b.queued_frames, b.queued_bytes, b.processing_frames, b.processing_bytes, on_links_frames, on_links_bytes
         ));
     }
 
@@ -196,7 +208,11 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         quickstart_interfaces: w
             .ports
             .iter()
-            .filter_map(|p| p.qs.as_ref().map(|q| QsInterfaceSummary { name: p.name.clone(), counters: q.counters() }))
+            .filter_map(|p| {
+                let q = p.qs.as_ref()?;
+                let proc = p.proc.as_ref().map_or_else(ProcStats::default, |st| st.stats(end.since(SimTime::ZERO)));
+                Some(QsInterfaceSummary { name: p.name.clone(), counters: q.counters(), proc })
+            })
             .collect(),
         ttl_drops: w.ttl_drops,
         conservation: ConservationSummary {
@@ -205,11 +221,13 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             frames_dropped: b.dropped_frames,
             frames_queued_at_end: b.queued_frames,
             frames_on_links_at_end: on_links_frames,
+            frames_processing_at_end: b.processing_frames,
             bytes_emitted: b.emitted_bytes,
             bytes_delivered: b.delivered_bytes,
             bytes_dropped: b.dropped_bytes,
             bytes_queued_at_end: b.queued_bytes,
             bytes_on_links_at_end: on_links_bytes,
+            bytes_processing_at_end: b.processing_bytes,
             holds: true,
         },
     };

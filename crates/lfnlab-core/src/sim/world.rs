@@ -18,6 +18,7 @@ use crate::net::drop::DropCause;
 use crate::net::ipg::gap::frame_bytes;
 use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::packet::FlowId;
+use crate::net::proc_stage::ProcStage;
 use crate::net::queue::{Dequeue, FlowSnapshot, FlowView, NoFlows, Qdisc};
 use crate::net::routing::{NO_ROUTE, RouteTable};
 use crate::apps::request_response::{RequestResponse, ServerAction};
@@ -46,20 +47,28 @@ pub struct Port {
     pub name: String,
     /// Quick-Start router function on this egress (spec 02 §2.5), boxed: rare.
     pub qs: Option<Box<QsRouter>>,
+    /// Processing stage ahead of the queue, present only when the router
+    /// function has a non-zero cost vector (spec 02 §2.5.7).
+    pub proc: Option<Box<ProcStage>>,
     /// IP-TTL decrement at this node: 1 at a routing hop, 0 at a host (spec 02 §2.5.5).
     pub ttl_decrement: u8,
 }
 
 impl Port {
     /// The Quick-Start function sees a packet entering this egress (spec 02
-    /// §2.5): it meters it and applies admission control to a request.
+    /// §2.5): it meters it and applies admission control to a request. Returns
+    /// the packet's processing delay (§2.5.7; zero without a cost vector).
     #[inline]
-    fn quickstart(&mut self, now: SimTime, pkt: &mut Packet) {
-        if let Some(r) = self.qs.as_mut() {
-            let out = r.on_packet(now, pkt.l3_bytes, &mut pkt.ip.qs, self.ttl_decrement);
-            if out.option_deleted {
-                pkt.l3_bytes -= OPT_BYTES;
+    fn quickstart(&mut self, now: SimTime, pkt: &mut Packet) -> Span {
+        match self.qs.as_mut() {
+            Some(r) => {
+                let out = r.on_packet(now, pkt.l3_bytes, &mut pkt.ip.qs, self.ttl_decrement);
+                if out.option_deleted {
+                    pkt.l3_bytes -= OPT_BYTES;
+                }
+                out.proc_delay
             }
+            None => Span::ZERO,
         }
     }
 }
@@ -152,6 +161,9 @@ pub struct Books {
     pub dropped_bytes: u64,
     pub queued_frames: u64,
     pub queued_bytes: u64,
+    /// In a processing stage ahead of a queue (spec 02 §2.5.7).
+    pub processing_frames: u64,
+    pub processing_bytes: u64,
     pub data_packets: u64,
 }
 
@@ -272,6 +284,7 @@ impl World {
                 Event::AppTimer(a) => self.on_app_timer(a),
                 Event::FlowStart(f) => self.on_flow_start(f),
                 Event::WebTimer(wi) => self.on_web_timer(wi),
+                Event::ProcRelease(p) => self.on_proc_release(p),
             }
         }
         self.now = self.end;
@@ -331,11 +344,42 @@ impl World {
         }
     }
 
-    /// Enqueue at a forwarding port; a refused frame is a tail drop.
+    /// A frame enters a forwarding egress: the Quick-Start function, then the
+    /// processing stage if the port has one, then the queue.
     fn enqueue_port(&mut self, port: u32, mut pkt: Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        p.quickstart(now, &mut pkt);
+        let d = p.quickstart(now, &mut pkt);
+        if let Some(stage) = p.proc.as_mut() {
+            self.books.processing_frames += 1;
+            self.books.processing_bytes += pkt.l3_bytes as u64;
+            if let Some(t) = stage.admit(now, d, pkt) {
+                self.events.push(t, Event::ProcRelease(port));
+            }
+            return;
+        }
+        self.enqueue_queue(port, pkt);
+    }
+
+    /// Processing is done for the stage's due packets: they enter the queue in
+    /// arrival order (spec 02 §2.5.7).
+    fn on_proc_release(&mut self, port: u32) {
+        let now = self.now;
+        while let Some(pkt) = self.ports[port as usize].proc.as_mut().and_then(|s| s.pop_released(now)) {
+            self.books.processing_frames -= 1;
+            self.books.processing_bytes -= pkt.l3_bytes as u64;
+            self.enqueue_queue(port, pkt);
+        }
+        if let Some(t) = self.ports[port as usize].proc.as_ref().and_then(|s| s.head_release()) {
+            self.events.push(t, Event::ProcRelease(port));
+        }
+    }
+
+    /// Enqueue at a forwarding port's queue; a refused frame is a tail drop.
+    #[inline(always)]
+    fn enqueue_queue(&mut self, port: u32, pkt: Packet) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
         if let Some(m) = p.monitor {
             self.monitors[m as usize].advance(now, p.qdisc.stats());
         }
@@ -559,7 +603,8 @@ impl World {
         let port = self.hosts[h as usize].port;
         for mut pkt in out.drain(..) {
             let p = &mut self.ports[port as usize];
-            p.quickstart(self.now, &mut pkt);
+            let d = p.quickstart(self.now, &mut pkt);
+            debug_assert_eq!(d, Span::ZERO, "hosts have no processing stage (spec 02 §2.5.7 CHOICE)");
             let l3 = pkt.l3_bytes as u64;
             let data = pkt.is_data();
             let accepted = p.qdisc.enqueue(self.now, pkt).is_ok();
@@ -624,7 +669,8 @@ impl World {
         let h = app.host;
         let port = self.hosts[h as usize].port;
         let p = &mut self.ports[port as usize];
-        p.quickstart(self.now, &mut pkt);
+        let d = p.quickstart(self.now, &mut pkt);
+        debug_assert_eq!(d, Span::ZERO, "hosts have no processing stage (spec 02 §2.5.7 CHOICE)");
         let l3 = pkt.l3_bytes as u64;
         let l2 = pkt.l2_bytes();
         // The datagram was emitted either way; a full IFQ drops it (counted).

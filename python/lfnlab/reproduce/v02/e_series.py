@@ -1,9 +1,9 @@
-"""The E experiments of spec 02 §4, one module each (E6, an option of the spec, is not yet)."""
+"""The E experiments of spec 02 §4, one module each (E6 is an option of the spec)."""
 
 from __future__ import annotations
 
 from ..registry import Experiment
-from . import e1_traces, e2_speedup, e3_web_one_user, e4_users, e5_restricted
+from . import e1_traces, e2_speedup, e3_web_one_user, e4_users, e5_restricted, e6_router_work
 
 __all__ = ["EXPERIMENTS"]
 
@@ -13,4 +13,5 @@ EXPERIMENTS: list[Experiment] = [
     e3_web_one_user.EXPERIMENT,
     e4_users.EXPERIMENT,
     e5_restricted.EXPERIMENT,
+    e6_router_work.EXPERIMENT,
 ]

@@ -108,9 +108,11 @@ def audit(r: Result) -> dict[str, Any]:
         "frames_queued_at_end": c["frames_queued_at_end"],
         "frames_on_links_at_end": c["frames_on_links_at_end"],
         "frames_balance": c["frames_emitted"]
-        - (c["frames_delivered"] + c["frames_dropped"] + c["frames_queued_at_end"] + c["frames_on_links_at_end"]),
+        - (c["frames_delivered"] + c["frames_dropped"] + c["frames_queued_at_end"]
+           + c["frames_processing_at_end"] + c["frames_on_links_at_end"]),
         "bytes_balance": c["bytes_emitted"]
-        - (c["bytes_delivered"] + c["bytes_dropped"] + c["bytes_queued_at_end"] + c["bytes_on_links_at_end"]),
+        - (c["bytes_delivered"] + c["bytes_dropped"] + c["bytes_queued_at_end"]
+           + c["bytes_processing_at_end"] + c["bytes_on_links_at_end"]),
         "queue_drops": sum(qs["dropped"] for qs in s["queues"]),
         "trace_rows": len(rows),
         "rows_una_above_read": int(np.sum(una > read)),

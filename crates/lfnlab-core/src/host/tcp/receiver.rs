@@ -59,7 +59,22 @@ pub struct Receiver {
     dsack: Option<(u64, u64)>,
     pub rcvbuf_drops: u64,
     pub dsacks_sent: u64,
+    /// Gradual window opening, when enabled (spec 02 §2.4 rule 4 `linux_like`).
+    growth: Option<WindowGrowth>,
 }
+
+/// Linux-style gradual opening of the receive window: `rcv_ssthresh` starts
+/// at 4·MSS and grows by 2·MSS per in-order data segment (Linux
+/// `tcp_grow_window` for segments whose buffer charge fits), never beyond the
+/// buffer; a Quick-Start approval (spec 02 §2.4 rule 4) lifts it at once and
+/// growth continues from there. The free buffer bounds what is advertised.
+#[derive(Clone, Copy, Debug)]
+struct WindowGrowth {
+    rcv_ssthresh: u64,
+}
+
+/// Initial window of the gradual opening, segments (spec 02 §2.4 rule 4).
+pub const GRADUAL_INITIAL_SEGMENTS: u64 = 4;
 
 impl Receiver {
     pub fn new(cfg: &TcpConfig, window_scale_ok: bool) -> Receiver {
@@ -102,7 +117,27 @@ impl Receiver {
             dsack: None,
             rcvbuf_drops: 0,
             dsacks_sent: 0,
+            growth: None,
         }
+    }
+
+    /// Open the window gradually from 4·`mss` (spec 02 §2.4 rule 4 `linux_like`);
+    /// `mss` is the endpoint's own segment size, known before the handshake.
+    pub fn enable_gradual_opening(&mut self, mss: u32) {
+        self.growth = Some(WindowGrowth { rcv_ssthresh: GRADUAL_INITIAL_SEGMENTS * mss as u64 });
+    }
+
+    /// Raise the gradual window to at least `bytes` (a Quick-Start approval,
+    /// spec 02 §2.4 rule 4); the free buffer still bounds what is advertised.
+    pub fn raise_window_floor(&mut self, bytes: u64) {
+        if let Some(g) = &mut self.growth {
+            g.rcv_ssthresh = g.rcv_ssthresh.max(bytes.min(self.b_rcv));
+        }
+    }
+
+    /// The gradual window's current cap (`rcv_ssthresh`), if enabled.
+    pub fn window_cap(&self) -> Option<u64> {
+        self.growth.map(|g| g.rcv_ssthresh)
     }
 
     /// Charge for holding `payload` bytes in `segs` segments (spec 06 §2.3 `truesize_model`).
@@ -116,6 +151,7 @@ impl Receiver {
     /// W_adv before the right-edge rule (rule 2).
     fn formula_window(&self) -> u64 {
         let free = self.b_rcv.saturating_sub(self.m_used) as f64 * self.phi;
+        let free = self.window_cap().map_or(free, |cap| free.min(cap as f64));
         let unit = 1u64 << self.wscale;
         ((free as u64) / unit * unit).min(65535 * unit)
     }
@@ -200,6 +236,11 @@ impl Receiver {
                 self.ts_take_next = false;
             }
             let fresh = end - self.rcv_nxt;
+            if let Some(g) = &mut self.growth {
+                // Linux tcp_grow_window: +2·MSS per in-order data segment (CHOICE:
+                // every segment counts; the buffer charge never stops it).
+                g.rcv_ssthresh = (g.rcv_ssthresh + 2 * self.mss as u64).min(self.b_rcv);
+            }
             self.rcv_nxt = end;
             self.bytes_read += fresh;
             self.unacked_bytes += fresh;

@@ -13,7 +13,9 @@ use crate::host::cc::CongestionControl;
 use crate::net::fq::{pacing_gap, pacing_len_bytes};
 use crate::net::packet::{FlowId, IpFields, NodeId, Packet, PacketKind, TcpHeader, flags};
 use crate::quickstart::option::{QsResponse, OPT_BYTES};
-use crate::quickstart::receiver::QsEcho;
+use crate::quickstart::receiver::{QsEcho, RecvRwndPolicy};
+use crate::quickstart::rate::rate_bps;
+use super::receiver::GRADUAL_INITIAL_SEGMENTS;
 use crate::engine::rng::Stream;
 use crate::quickstart::sender::{Outcome, QsSender, QsSenderConfig, WindowChange};
 
@@ -55,15 +57,32 @@ pub struct QsConn {
     pub echo: QsEcho,
     /// ACK a segment carrying a request at once (spec 02 §2.4 `immediate_ack`).
     pub immediate_ack: bool,
+    /// `linux_like` flow control: the echoed rate (bit/s) whose window floor
+    /// waits for an RTT estimate (spec 02 §2.4 rule 4).
+    window_bump_bps: Option<u64>,
+    recv_rwnd_policy: RecvRwndPolicy,
 }
 
 impl QsConn {
     /// Quick-Start on a connection: `data` (the data sender) asks with its own
     /// `rng` and host tick `phase`, both ends echo (spec 02 §2.3–2.4).
     pub fn attach(data: &mut TcpSocket, other: &mut TcpSocket, cfg: &QsSenderConfig, phase: Span, rng: Stream) {
-        let echo = || QsEcho::new(cfg.recv_max_rate_code);
-        data.qs = Some(Box::new(QsConn { sender: Some(QsSender::new(cfg.clone(), phase, rng)), echo: echo(), immediate_ack: cfg.immediate_ack }));
-        other.qs = Some(Box::new(QsConn { sender: None, echo: echo(), immediate_ack: cfg.immediate_ack }));
+        let conn = |sender| QsConn {
+            sender,
+            echo: QsEcho::new(cfg.recv_max_rate_code),
+            immediate_ack: cfg.immediate_ack,
+            window_bump_bps: None,
+            recv_rwnd_policy: cfg.recv_rwnd_policy,
+        };
+        data.qs = Some(Box::new(conn(Some(QsSender::new(cfg.clone(), phase, rng)))));
+        other.qs = Some(Box::new(conn(None)));
+        if cfg.recv_rwnd_policy == RecvRwndPolicy::LinuxLike {
+            // spec 02 §2.4 rule 4: both ends open their windows gradually.
+            for s in [data, other] {
+                let mss = s.own_mss();
+                s.rcv.enable_gradual_opening(mss);
+            }
+        }
     }
 }
 
@@ -140,6 +159,12 @@ impl TcpSocket {
         self.addr.mtu - self.addr.ip_header_bytes - 20
     }
 
+    /// The segment size this end expects: its MSS option less the timestamp
+    /// option when it offers timestamps (spec 06 §2.2 step 2).
+    fn own_mss(&self) -> u32 {
+        self.mss_option() - if self.cfg_ts { 12 } else { 0 }
+    }
+
     /// IP length of a full-size data segment: headers, options (no SACK) and MSS.
     pub fn segment_l3_bytes(&self) -> u32 {
         self.addr.ip_header_bytes + 20 + self.options_bytes(0) + self.snd.mss
@@ -212,10 +237,34 @@ impl TcpSocket {
 
     /// spec 02 §2.4 rule 1: remember a request that arrived on `p`.
     fn note_request(&mut self, p: &Packet, seq_end: Option<u64>) -> bool {
-        match self.qs.as_mut() {
-            Some(q) if p.ip.has_qs() => q.echo.on_packet(p.ip.ttl, &p.ip.qs, seq_end) && q.immediate_ack,
-            _ => false,
+        let Some(q) = self.qs.as_mut().filter(|_| p.ip.has_qs()) else { return false };
+        if !q.echo.on_packet(p.ip.ttl, &p.ip.qs, seq_end) {
+            return false;
         }
+        if q.recv_rwnd_policy == RecvRwndPolicy::LinuxLike {
+            q.window_bump_bps = q.echo.pending_rate().map(rate_bps);
+            self.qs_window_bump();
+        }
+        self.qs.as_ref().is_some_and(|q| q.immediate_ack)
+    }
+
+    /// spec 02 §2.4 rule 4 (`linux_like`): echoing an approval of Rate(N) raises
+    /// the advertised window to at least min(free buffer, ⌈Rate(N)/8 · RTT_r⌉ +
+    /// 4·MSS), RTT_r the handshake sample if nothing else. A request in a SYN
+    /// arrives before any sample: the SYN/ACK that echoes it advertises the
+    /// largest unscaled window (65 535 B, CHOICE), and the formula applies once
+    /// the handshake ACK gives a sample.
+    fn qs_window_bump(&mut self) {
+        let Some(bps) = self.qs.as_ref().and_then(|q| q.window_bump_bps) else { return };
+        let Some(rtt) = self.rtt.srtt else {
+            self.rcv.raise_window_floor(u64::from(u16::MAX));
+            return;
+        };
+        if let Some(q) = self.qs.as_mut() {
+            q.window_bump_bps = None;
+        }
+        let bytes = (bps as f64 / 8.0 * rtt.as_secs_f64()).ceil() as u64 + GRADUAL_INITIAL_SEGMENTS * self.rcv.mss as u64;
+        self.rcv.raise_window_floor(bytes);
     }
 
     /// The echo for a handshake segment we are about to send.
@@ -324,6 +373,8 @@ impl TcpSocket {
             }
             Phase::SynSent if h.has(flags::SYN) && h.has(flags::ACK) => {
                 let mss = self.negotiate(h);
+                // RFC 9293 §3.10.7.3: SND.WND from the SYN-ACK (never scaled).
+                self.snd.snd_wnd = h.wnd_bytes;
                 if !self.syn_retransmitted {
                     self.rtt.sample(now.since(self.syn_sent_at));
                 }
@@ -356,6 +407,7 @@ impl TcpSocket {
                 let mss = self.rcv.mss;
                 self.establish(now, mss);
                 self.handshake_response(now, h);
+                self.qs_window_bump();
             }
             Phase::Established if h.has(flags::SYN) && h.has(flags::ACK) => {
                 // Our handshake ACK was lost: ACK again.
