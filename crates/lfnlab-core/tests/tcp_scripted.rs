@@ -125,7 +125,6 @@ fn newreno_three_losses_one_reduction() {
     let lost = [3usize, 7, 11];
     let mut now = ms(200);
     // The receiver's ACKs: cumulative up to segment 3, SACKing what arrived above.
-    let mut sacked_hi = None::<(u64, u64)>;
     let mut blocks: Vec<(u64, u64)> = Vec::new();
     let mut reductions = Vec::new();
     for (i, seg) in segs.iter().enumerate() {
@@ -147,8 +146,7 @@ fn newreno_three_losses_one_reduction() {
                 Some(b) => b.1 = e0,
                 None => blocks.push((s0, e0)),
             }
-            sacked_hi = Some((s0, e0));
-            let latest = blocks.iter().copied().find(|b| b.0 <= sacked_hi.unwrap().0 && sacked_hi.unwrap().1 <= b.1).unwrap();
+            let latest = blocks.iter().copied().find(|b| b.0 <= s0 && e0 <= b.1).unwrap();
             let mut order = vec![latest];
             order.extend(blocks.iter().copied().filter(|b| *b != latest));
             ack.tcp.sack_n = order.len().min(3) as u8;
