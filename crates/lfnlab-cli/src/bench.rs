@@ -81,8 +81,6 @@ pub struct Web {
     pub duration: &'static str,
 }
 
-/// Fields shared by the 60 s engine scenarios.
-const ENGINE: (&str, &str, &str, &str) = ("60s", "16MiB", "linux-modern", "{}");
 
 impl BenchScenario {
     /// The scenario as TOML.
@@ -148,6 +146,19 @@ quickstart = {{ rate_code = 7 }}
 }
 
 impl Bulk {
+    /// A 60 s engine scenario: 16 MiB drop-tail bottleneck, the linux-modern
+    /// profile without overrides.
+    const fn engine(
+        rate: &'static str,
+        access_rate: &'static str,
+        one_way: &'static str,
+        bufs: &'static str,
+        cc: &'static str,
+        pacing: &'static str,
+    ) -> Bulk {
+        Bulk { duration: "60s", rate, access_rate, queue: "16MiB", one_way, bufs, cc, pacing, profile: "linux-modern", tcp: "{}" }
+    }
+
     /// Nodes, links and flow of the scenario.
     fn body(&self) -> String {
         format!(
@@ -208,67 +219,23 @@ pub const SCENARIOS: [BenchScenario; 6] = [
     BenchScenario {
         name: "1g-200ms-16MiB",
         about: "1 Gbit/s bottleneck, 200 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
-        workload: Workload::Bulk(Bulk {
-            duration: ENGINE.0,
-            queue: ENGINE.1,
-            profile: ENGINE.2,
-            tcp: ENGINE.3,
-            rate: "1Gbps",
-            access_rate: "10Gbps",
-            one_way: "100ms",
-            bufs: "100MB",
-            cc: "newreno",
-            pacing: "off",
-        }),
+        workload: Workload::Bulk(Bulk::engine("1Gbps", "10Gbps", "100ms", "100MB", "newreno", "off")),
     },
     // BDP = 625 MB, socket buffers 4·BDP = 2500 MB.
     BenchScenario {
         name: "10g-500ms-16MiB",
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, NewReno, 60 s",
-        workload: Workload::Bulk(Bulk {
-            duration: ENGINE.0,
-            queue: ENGINE.1,
-            profile: ENGINE.2,
-            tcp: ENGINE.3,
-            rate: "10Gbps",
-            access_rate: "100Gbps",
-            one_way: "250ms",
-            bufs: "2500MB",
-            cc: "newreno",
-            pacing: "off",
-        }),
+        workload: Workload::Bulk(Bulk::engine("10Gbps", "100Gbps", "250ms", "2500MB", "newreno", "off")),
     },
     BenchScenario {
         name: "10g-500ms-cubic",
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, CUBIC with HyStart, 60 s",
-        workload: Workload::Bulk(Bulk {
-            duration: ENGINE.0,
-            queue: ENGINE.1,
-            profile: ENGINE.2,
-            tcp: ENGINE.3,
-            rate: "10Gbps",
-            access_rate: "100Gbps",
-            one_way: "250ms",
-            bufs: "2500MB",
-            cc: "cubic",
-            pacing: "off",
-        }),
+        workload: Workload::Bulk(Bulk::engine("10Gbps", "100Gbps", "250ms", "2500MB", "cubic", "off")),
     },
     BenchScenario {
         name: "10g-500ms-cubic-fq",
         about: "10 Gbit/s bottleneck, 500 ms RTT, 16 MiB drop-tail queue, CUBIC paced by fq/EDT (linux-modern), 60 s",
-        workload: Workload::Bulk(Bulk {
-            duration: ENGINE.0,
-            queue: ENGINE.1,
-            profile: ENGINE.2,
-            tcp: ENGINE.3,
-            rate: "10Gbps",
-            access_rate: "100Gbps",
-            one_way: "250ms",
-            bufs: "2500MB",
-            cc: "cubic",
-            pacing: "fq",
-        }),
+        workload: Workload::Bulk(Bulk::engine("10Gbps", "100Gbps", "250ms", "2500MB", "cubic", "fq")),
     },
     // One cell of 01.E2 (spec 01 §3): the §2.7 host behind GbE, §2.8 path.
     BenchScenario {

@@ -77,12 +77,11 @@ impl UdpCbr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{IpFields, PacketKind, TcpHeader};
 
     #[test]
     fn period_is_wire_time_at_tc() {
         // 1500-byte IP packets at 500 Mbit/s: T = 8·1538/5e8 = 24.608 µs.
-        let p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO };
+        let p = Packet::test_udp(1500);
         let mut a = UdpCbr::new(0, p, 500_000_000, SimTime(0), SimTime(PS_PER_S));
         a.fire(SimTime(0));
         assert_eq!(a.next_at, Some(SimTime(24_608_000)));
@@ -90,7 +89,7 @@ mod tests {
 
     #[test]
     fn request_share_is_exact_and_evenly_spread() {
-        let p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: 50, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO };
+        let p = Packet::test_udp(50);
         for (share, every) in [(0.01, 100u64), (0.25, 4), (1.0, 1)] {
             let mut a = UdpCbr::new(0, p, 1_000_000_000, SimTime(0), SimTime(PS_PER_S));
             a.qs = Some(UdpQs { share, rate_code: 7, rng: Stream::derive(1, "u"), sent: 0 });

@@ -185,11 +185,10 @@ impl Qdisc for BurstRedQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{IpFields, PacketKind, TcpHeader};
     use crate::net::queue::NoFlows;
 
     fn pkt() -> Packet {
-        Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO }
+        Packet::test_udp(1500)
     }
 
     fn cfg(base_loss: f64, red: Option<RedConfig>) -> BurstRedConfig {

@@ -9,3 +9,4 @@ pub mod proc_stage;
 pub mod queue;
 pub mod routing;
 pub mod tcp_nic;
+pub mod timed_fifo;

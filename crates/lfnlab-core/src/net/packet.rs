@@ -134,6 +134,16 @@ impl Packet {
         self.l2_bytes() + 8 + ipg_bytes as u64
     }
 
+    /// Application payload bytes: the TCP payload, or the datagram less its
+    /// IP and UDP headers (20 + 8).
+    #[inline]
+    pub fn payload_bytes(&self) -> u64 {
+        match self.kind {
+            PacketKind::Tcp => self.tcp.payload as u64,
+            PacketKind::Udp => self.l3_bytes as u64 - 28,
+        }
+    }
+
     /// Does this frame carry application data (TCP payload or UDP)?
     #[inline]
     pub fn is_data(&self) -> bool {
@@ -141,6 +151,14 @@ impl Packet {
             PacketKind::Udp => true,
             PacketKind::Tcp => self.tcp.payload > 0,
         }
+    }
+}
+
+#[cfg(test)]
+impl Packet {
+    /// A UDP packet of `l3` bytes from node 0 to node 1, for unit tests.
+    pub fn test_udp(l3: u32) -> Packet {
+        Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO }
     }
 }
 
@@ -156,7 +174,7 @@ mod tests {
 
     #[test]
     fn framing() {
-        let mut p = Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO };
+        let mut p = Packet { kind: PacketKind::Tcp, ..Packet::test_udp(1500) };
         // 1500-byte IP packet: L2 1518, wire 1538 (spec 06 §1.2).
         assert_eq!(p.l2_bytes(), 1518);
         assert_eq!(p.wire_bytes(12), 1538);

@@ -14,11 +14,11 @@
 //!
 //! Either way packets leave in arrival order, so the stage never reorders a flow.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::str::FromStr;
 
 use super::packet::Packet;
+use super::timed_fifo::TimedFifo;
 use crate::engine::time::{SimTime, Span};
 
 /// How packets share the processor (module docs).
@@ -75,10 +75,8 @@ pub struct ProcStats {
 
 pub struct ProcStage {
     discipline: ProcDiscipline,
-    /// Packets and their release times, non-decreasing.
-    held: VecDeque<(SimTime, Packet)>,
-    /// L3 bytes held (conservation is kept in L3 bytes).
-    pub bytes_held: u64,
+    /// Packets and their release times.
+    held: TimedFifo,
     /// `serial`: when the processor is free; `parallel`: the last release.
     free_at: SimTime,
     packets: u64,
@@ -92,8 +90,7 @@ impl ProcStage {
     pub fn new(discipline: ProcDiscipline) -> ProcStage {
         ProcStage {
             discipline,
-            held: VecDeque::with_capacity(64),
-            bytes_held: 0,
+            held: TimedFifo::new(),
             free_at: SimTime::ZERO,
             packets: 0,
             sojourn_sum_ps: 0,
@@ -116,30 +113,27 @@ impl ProcStage {
         self.sojourn_sum_ps += sojourn.ps() as u128;
         self.sojourn_max = self.sojourn_max.max(sojourn);
         self.work_sum_ps += d.ps() as u128;
-        self.bytes_held += pkt.l3_bytes as u64;
-        self.held.push_back((release, pkt));
-        self.backlog_max = self.backlog_max.max(self.held.len() as u64);
-        (self.held.len() == 1).then_some(release)
+        let head = self.held.push(release, pkt);
+        self.backlog_max = self.backlog_max.max(self.held.len());
+        head.then_some(release)
     }
 
     /// Take the head packet if its processing is done by `now`.
     pub fn pop_released(&mut self, now: SimTime) -> Option<Packet> {
-        match self.held.front() {
-            Some((t, _)) if *t <= now => {
-                let (_, p) = self.held.pop_front().unwrap();
-                self.bytes_held -= p.l3_bytes as u64;
-                Some(p)
-            }
-            _ => None,
-        }
+        self.held.pop_due(now)
     }
 
     pub fn head_release(&self) -> Option<SimTime> {
-        self.held.front().map(|(t, _)| *t)
+        self.held.head_due()
     }
 
     pub fn frames_held(&self) -> u64 {
-        self.held.len() as u64
+        self.held.len()
+    }
+
+    /// L3 bytes held (conservation is kept in L3 bytes).
+    pub fn bytes_held(&self) -> u64 {
+        self.held.bytes()
     }
 
     /// The run's statistics over a run of length `duration`.
@@ -158,10 +152,9 @@ impl ProcStage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{IpFields, PacketKind, TcpHeader};
 
     fn pkt(l3: u32) -> Packet {
-        Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO }
+        Packet::test_udp(l3)
     }
 
     fn at_us(us: u64) -> SimTime {
@@ -175,13 +168,13 @@ mod tests {
         assert_eq!(s.admit(at_us(0), Span::from_us(3), pkt(100)), Some(at_us(3)));
         assert_eq!(s.admit(at_us(1), Span::from_us(3), pkt(200)), None);
         assert_eq!(s.admit(at_us(2), Span::from_us(3), pkt(300)), None);
-        assert_eq!((s.frames_held(), s.bytes_held), (3, 600));
+        assert_eq!((s.frames_held(), s.bytes_held()), (3, 600));
         assert_eq!(s.pop_released(at_us(2)), None);
         assert_eq!(s.pop_released(at_us(3)).map(|p| p.l3_bytes), Some(100));
         assert_eq!(s.head_release(), Some(at_us(6)));
         assert_eq!(s.pop_released(at_us(9)).map(|p| p.l3_bytes), Some(200));
         assert_eq!(s.pop_released(at_us(9)).map(|p| p.l3_bytes), Some(300));
-        assert_eq!((s.frames_held(), s.bytes_held), (0, 0));
+        assert_eq!((s.frames_held(), s.bytes_held()), (0, 0));
         // Sojourns 3, 5, 7 µs; 9 µs of work over a 90 µs run.
         let st = s.stats(Span::from_us(90));
         assert_eq!((st.proc_packets, st.proc_backlog_max), (3, 3));

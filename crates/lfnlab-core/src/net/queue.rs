@@ -188,10 +188,9 @@ impl Qdisc for Fifo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{IpFields, PacketKind, TcpHeader};
 
     fn pkt(l3: u32) -> Packet {
-        Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO }
+        Packet::test_udp(l3)
     }
 
     #[test]

@@ -77,14 +77,14 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     // Books: emitted = delivered + dropped + queued + on links (frames and L3 bytes).
     let b = w.books;
     let on_links_frames: u64 = w.channels.iter().map(|c| c.frames_on_link()).sum();
-    let on_links_bytes: u64 = w.channels.iter().map(|c| c.bytes_on_link).sum();
+    let on_links_bytes: u64 = w.channels.iter().map(|c| c.bytes_on_link()).sum();
     let queued_frames: u64 = w.ports.iter().map(|p| p.qdisc.stats().packets).sum();
     let mut problems = Vec::new();
     if queued_frames != b.queued_frames {
         problems.push(format!("queues hold {queued_frames} frames, books say {}", b.queued_frames));
     }
     let processing_frames: u64 = w.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.frames_held()).sum();
-    let processing_bytes: u64 = w.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.bytes_held).sum();
+    let processing_bytes: u64 = w.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.bytes_held()).sum();
     if (processing_frames, processing_bytes) != (b.processing_frames, b.processing_bytes) {
         problems.push(format!(
             "processing stages hold {processing_frames}/{processing_bytes} B, books say {}/{} B",

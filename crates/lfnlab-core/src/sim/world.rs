@@ -456,11 +456,7 @@ impl World {
                     let host = &mut self.hosts[h as usize];
                     host.io.on_real(pkt.l2_bytes());
                     if let Some(b) = host.busy.as_mut().filter(|_| pkt.is_data()) {
-                        let payload = match pkt.kind {
-                            PacketKind::Tcp => pkt.tcp.payload as u64,
-                            PacketKind::Udp => pkt.l3_bytes as u64 - 28,
-                        };
-                        b.on_data_frame(now, payload, tx);
+                        b.on_data_frame(now, pkt.payload_bytes(), tx);
                     }
                     self.on_host_dequeue(h, &pkt);
                 }
@@ -512,7 +508,7 @@ impl World {
         match pkt.kind {
             PacketKind::Udp => {
                 let d = &mut self.udp_delivered[pkt.flow as usize];
-                d.0 += pkt.l3_bytes as u64 - 28;
+                d.0 += pkt.payload_bytes();
                 d.1 += 1;
             }
             PacketKind::Tcp => {

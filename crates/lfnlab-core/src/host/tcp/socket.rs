@@ -60,7 +60,6 @@ pub struct QsConn {
     /// `linux_like` flow control: the echoed rate (bit/s) whose window floor
     /// waits for an RTT estimate (spec 02 §2.4 rule 4).
     window_bump_bps: Option<u64>,
-    recv_rwnd_policy: RecvRwndPolicy,
 }
 
 impl QsConn {
@@ -72,7 +71,6 @@ impl QsConn {
             echo: QsEcho::new(cfg.recv_max_rate_code),
             immediate_ack: cfg.immediate_ack,
             window_bump_bps: None,
-            recv_rwnd_policy: cfg.recv_rwnd_policy,
         };
         data.qs = Some(Box::new(conn(Some(QsSender::new(cfg.clone(), phase, rng)))));
         other.qs = Some(Box::new(conn(None)));
@@ -241,7 +239,8 @@ impl TcpSocket {
         if !q.echo.on_packet(p.ip.ttl, &p.ip.qs, seq_end) {
             return false;
         }
-        if q.recv_rwnd_policy == RecvRwndPolicy::LinuxLike {
+        // `linux_like`: the receive window opens gradually (attach).
+        if self.rcv.window_cap().is_some() {
             q.window_bump_bps = q.echo.pending_rate().map(rate_bps);
             self.qs_window_bump();
         }
