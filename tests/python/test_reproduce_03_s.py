@@ -118,7 +118,8 @@ def test_modes_and_labels() -> None:
     assert len(ms) == 2 + 12 + 2  # FE, Default, 12 Fixed, 2 Dynamic: 960 runs with 6 L × 10 seeds
     assert len({m.key for m in ms}) == len(ms)
     assert [m.fixed_ipg_bytes for m in ms if m.kind == "fixed"] == list(s1.FIXED_IPGS_BYTES)
-    assert s1.DYNAMIC.qdisc is not None and "rtt_timestamp_point" not in s1.DYNAMIC.qdisc  # the default stays
+    # Both RTT sources are explicit: the loaded default (wire_departure) must not make them equal.
+    assert s1.DYNAMIC.qdisc is not None and s1.DYNAMIC.qdisc["rtt_timestamp_point"] == "tcp_handoff"
     assert s1.DYNAMIC_WIRE.qdisc is not None and s1.DYNAMIC_WIRE.qdisc["rtt_timestamp_point"] == "wire_departure"
     assert s1.run_label(2, s1.fixed_mode(16384), 10) == "L002-fixed16384-s10"
 

@@ -888,7 +888,7 @@ fn chapter_03_keys() {
     let q = s.node[0].qdisc.as_ref().unwrap();
     assert_eq!((q.kind.as_str(), q.nic_mode.as_deref(), q.nic_max_streams), ("tcp_nic", Some("dynamic"), Some(64)));
     assert_eq!(q.nic_send_buffer.unwrap().bytes(), 128 << 20);
-    assert_eq!(q.rtt_timestamp_point.as_deref(), Some("tcp_handoff"));
+    assert_eq!(q.rtt_timestamp_point.as_deref(), Some("wire_departure"));
     assert_eq!(load(&to_toml(&s)).unwrap(), s);
     let nic = |q: &str| edit("kind = \"host\"\n", &format!("kind = \"host\"\nnic_rate = \"1Gbps\"\nqdisc = {q}\npacing = {{ kind = \"off\" }}\n"));
     assert_err(load(&nic("{ kind = \"tcp_nic\", nic_mode = \"fixed\" }")), "test.toml", "node[0].qdisc.fixed_ipg", "needs an IPG");

@@ -168,8 +168,8 @@ pub struct QdiscSpec {
     pub nic_max_streams: Option<u32>,
     /// `tcp_nic`: Send Buffer capacity, default 128 MiB.
     pub nic_send_buffer: Option<ByteSize>,
-    /// `tcp_nic`: `tcp_handoff` (default: RTT samples include the wait in the
-    /// NIC) or `wire_departure`.
+    /// `tcp_nic`: `wire_departure` (default: the NIC stamps TSval when the frame
+    /// leaves) or `tcp_handoff` (RTT samples include the wait in the NIC).
     pub rtt_timestamp_point: Option<String>,
 }
 

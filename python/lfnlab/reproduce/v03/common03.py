@@ -42,16 +42,17 @@ PREAMBLE_BYTES = 8
 #: spec 03 §2.7.4: the TCP-aware NIC's remaining-IPG field counts 64 ns ticks and is 23 bits wide.
 NIC_TICK_S = 64e-9
 IPG_COUNT_MAX = 2**23 - 1
-#: The finding of S1 and S2 about the dynamic NIC with the default RTT source (open point 10).
+#: The finding of S1 and S2 about the dynamic NIC with the spec's RTT source (open point 10).
 TCP_HANDOFF_COLLAPSE_NOTE = (
-    "Finding (spec 03 open point 10): with the default `rtt_timestamp_point = tcp_handoff` the RTT TCP measures "
+    "Finding (spec 03 open point 10): with the spec's `rtt_timestamp_point = tcp_handoff` the RTT TCP measures "
     "includes the time a segment waits in the NIC, and the dynamic IPG is computed from the current cwnd and that srtt "
     "(spec 03 §2.7.2). After a retransmission timeout cwnd is 1, so every segment still queued in the NIC leaves one "
     "srtt after the previous one; the retransmission waits behind them, further timeouts add duplicates to the same "
     "queue, and the samples push srtt (and the IPG, up to its 536.9 ms maximum) higher still. A run caught this way "
     "can take hours of simulated time or not finish within the cap. For tcp_handoff, finishing and steady progress are "
     "therefore reported (tables, expectations), not checked; with `wire_departure` (RTT from the frame's departure) "
-    "they are checked. The default is not changed (open point 10). A Linux refinement that would avoid the pile-up "
+    "they are checked. Because of this finding lfnlab's default is `wire_departure` (a changed CHOICE, announced in "
+    "docs/choices.md and in every S report); `tcp_handoff` stays selectable. A Linux refinement that would avoid the pile-up "
     "(not retransmitting a segment still queued in the host) is not part of the Linux 2.4-like model of spec 03 §2.9."
 )
 

@@ -6,10 +6,10 @@ and stream ``s1`` to one 2 ms away (300 MB), both starting at t = 0. The NIC's P
 Scheduler (§2.7.5) merges them: each stream becomes Ready when its own IPG counter runs out,
 and among Ready streams the one that has waited longest wins the MAC.
 
-Spec 03 open point 10: the dynamic IPG is srtt/cwnd, and with the default RTT source
+Spec 03 open point 10: the dynamic IPG is srtt/cwnd, and with the spec's RTT source
 (``rtt_timestamp_point = tcp_handoff``) the srtt includes the time a segment waits in the NIC.
-Every run is therefore made twice, with ``tcp_handoff`` (the default) and with
-``wire_departure``, and both are reported; the default is not changed.
+Every run is therefore made twice, with ``tcp_handoff`` and with ``wire_departure``, and both
+are reported. lfnlab's default is ``wire_departure`` (a changed CHOICE, docs/choices.md).
 
 Measured per run: each stream's throughput (payload bytes / its own completion time), the
 ACKed sequence (``bytes_acked`` of the tcp trace, 100 ms bins), the §2.7.5 starvation metric
@@ -48,7 +48,7 @@ from .common03 import (
 #: The two streams of spec 03 §3 S2 and their one-way latencies.
 STREAMS = ("s0", "s1")
 STREAM_LATENCY_MS = {"s0": 30, "s1": 2}
-#: The RTT sources of the dynamic IPG (spec 03 §2.7.6; open point 10), default first.
+#: The RTT sources of the dynamic IPG (spec 03 §2.7.6; open point 10): the spec's, then lfnlab's default.
 RTT_POINTS = ("tcp_handoff", "wire_departure")
 SHORT = {"tcp_handoff": "handoff", "wire_departure": "wire"}
 #: Full-size frame (1500-byte IP packet + 18) and the NIC's per-frame additions (spec 03 §2.2,
@@ -322,7 +322,7 @@ def _fig35(p: Params, kept: Mapping[str, Mapping[str, Any]], seed: int) -> Any:
         ax.set_ylim(bottom=0)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("ACKed sequence (MB)")
-        ax.set_title(f"{point}" + (" (default)" if point == RTT_POINTS[0] else " (open point 10)"), fontsize="medium")
+        ax.set_title(f"{point}" + (" (spec's choice)" if point == RTT_POINTS[0] else " (lfnlab default)"), fontsize="medium")
         finish_axes(ax)
     fig.suptitle(f"paper-fig35: ACKed sequence vs time, two streams from one TCP-aware NIC (dynamic), run {seed}")
     return fig
@@ -386,7 +386,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         Figure(
             "paper-fig35",
             "ACKed sequence (bytes_acked of the tcp trace, 100 ms bins, in MB) against time for both streams, run 1 "
-            "(seed 1), with the default RTT source `tcp_handoff` (left) and `wire_departure` (right); dotted lines: "
+            "(seed 1), with the spec's RTT source `tcp_handoff` (left) and lfnlab's default `wire_departure` (right); dotted lines: "
             "completion times (spec 03 §3 S2, paper Fig. 35).",
             _fig35(p, kept, 1),
         )
@@ -523,7 +523,7 @@ EXPERIMENT = Experiment(
     checks=(
         "Streams s0 (one-way 30 ms, 200 MB) and s1 (one-way 2 ms, 300 MB) start together on one sender whose "
         "TCP-aware NIC runs in dynamic mode; the S-two path has the §2.8 loss model on every segment. Each run is "
-        "made with `rtt_timestamp_point = tcp_handoff` (the default) and with `wire_departure` (open point 10). The "
+        "made with `rtt_timestamp_point = tcp_handoff` (the spec's choice) and with `wire_departure` (lfnlab's default, open point 10). The "
         "checks are model properties: packet conservation; no Send Buffer blocks and no shared-entry traffic; every "
         "frame a stream sent is an arbitration it won; the dynamic IPG count stays in its 23-bit field; and, per RTT "
         "source, both streams finish, no stream waits longer than two full-size frame slots between becoming Ready "

@@ -25,13 +25,15 @@ impl NicMode {
 }
 
 /// Where the RTT a host measures starts (spec 03 §2.7.6 `rtt_timestamp_point`,
-/// open point 10).
+/// open point 10). CHOICE changed: the default is `WireDeparture` (docs/choices.md
+/// "rtt_timestamp_point default"); the spec's `TcpHandoff` stays selectable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RttPoint {
     /// TSval is the time TCP handed the segment to the NIC: the RTT includes
-    /// the wait in the NIC (default).
+    /// the wait in the NIC.
     TcpHandoff,
-    /// The NIC rewrites TSval to the moment the frame starts on the wire.
+    /// The NIC rewrites TSval to the moment the frame starts on the wire
+    /// (default).
     WireDeparture,
 }
 
@@ -95,7 +97,7 @@ impl TcpNicConfig {
             send_buffer_bytes: 128 << 20,
             slot_header_bytes: 8,
             shared_ipg_bytes: 8,
-            rtt_point: RttPoint::TcpHandoff,
+            rtt_point: RttPoint::WireDeparture,
         };
         cfg.validate();
         cfg
