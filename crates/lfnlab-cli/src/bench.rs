@@ -436,9 +436,9 @@ mod tests {
             );
             assert!(s.monitor.is_empty());
             let (access, bottleneck) = (&s.link[0], &s.link[1]);
-            assert_eq!(access.rate.bps, 10 * rate_bps);
+            assert_eq!(access.rate.unwrap().bps, 10 * rate_bps);
             assert_eq!(access.delay.span, Span::ZERO);
-            assert_eq!(bottleneck.rate.bps, rate_bps);
+            assert_eq!(bottleneck.rate.unwrap().bps, rate_bps);
             assert_eq!(bottleneck.delay.span, Span::from_ms(rtt_ms / 2));
             let queue = bottleneck.queue.as_ref().unwrap();
             assert_eq!(

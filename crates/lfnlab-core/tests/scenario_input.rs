@@ -582,7 +582,7 @@ fn dumbbell_loads_and_round_trips() {
     let path = dumbbell_path();
     let s = load_file(&path, &[]).unwrap();
     assert_eq!(s.sim.name.as_deref(), Some("dumbbell"));
-    assert_eq!(s.link[1].rate, Rate::from_bps(500_000_000));
+    assert_eq!(s.link[1].rate, Some(Rate::from_bps(500_000_000)));
     assert_eq!(
         s.link[1].queue.as_ref().unwrap().limit,
         Some(ByteSize::from_bytes(128 << 10))
@@ -831,7 +831,7 @@ fn gap_packet_keys() {
 #[test]
 fn reverse_rate_defaults_to_rate_and_sets_the_receivers_nic() {
     let s = load(BASE).unwrap();
-    assert_eq!(s.link[1].reverse_rate, Some(s.link[1].rate));
+    assert_eq!(s.link[1].reverse_rate, s.link[1].rate);
     let t = BASE.replacen("rate = \"100Mbps\"", "rate = \"100Mbps\"\nreverse_rate = \"1Gbps\"", 1);
     let s = load(&t).unwrap();
     assert_eq!(s.link[1].reverse_rate.unwrap().bps, 1_000_000_000);
@@ -905,4 +905,51 @@ fn chapter_03_keys() {
     // F3's disk rate is a tcp_bulk key.
     let s = load(&edit("cc = \"newreno\"", "cc = \"newreno\"\napp_rate = \"500Mbps\"")).unwrap();
     assert_eq!(s.flow[0].app_rate.unwrap().bps(), 500_000_000);
+}
+
+/// spec 04 §2.2, §2.4–2.6: PHY keys, the NIC pipeline, the bus and PAUSE, with
+/// every default filled in and every contradiction named by key path.
+#[test]
+fn ten_gigabit_host_keys() {
+    let host = |keys: &str| edit("name = \"a\"\nkind = \"host\"\n", &format!("name = \"a\"\nkind = \"host\"\n{keys}\n"));
+    let link0 = "from = \"a\"\nto = \"r\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n";
+    // 1 ms of link at 1 Gbit/s: H = 2·9236 + 84 + (2·1 ms·1e9 + 60·512)/8 = 272 396 B, more
+    // than the 256 KiB FIFO: no XOFF threshold is left, and the error says so.
+    assert_err(load(&host("mtu = 9198\nfc = { send = true }")), "test.toml", "node[0].fc.xoff", "headroom 272396 B");
+    // A 10g_lan host on 10 m of cable: every default (spec 04 §2.4 table, §2.5 thresholds).
+    let t4 = edit(link0, "from = \"a\"\nto = \"r\"\nphy = \"10g_lan\"\ndelay = \"50ns\"\n");
+    let t4 = t4.replacen("name = \"a\"\nkind = \"host\"\n", "name = \"a\"\nkind = \"host\"\nmtu = 9198\nfc = { send = true, honour = true }\n", 1);
+    let s = load(&t4).unwrap();
+    assert_eq!(s.link[0].rate.unwrap().bps(), 10_000_000_000);
+    let n = &s.node[0];
+    let x = n.nic.as_ref().unwrap();
+    assert_eq!((x.profile.as_deref(), x.rx_fifo.unwrap().bytes(), x.rx_descriptors), (Some("chelsio_t110"), 256 << 10, Some(1024)));
+    let b = n.bus.as_ref().unwrap();
+    assert_eq!((b.model.as_deref(), b.rate.unwrap().bps(), b.o_rx.unwrap().bytes(), b.o_tx.unwrap().bytes()), (Some("shared"), 8_533_000_000, 64, 32));
+    let fc = n.fc.as_ref().unwrap();
+    // H = 22 521 B < 32 KiB: headroom 32 KiB, xoff 224 KiB, xon 160 KiB; refresh = half of
+    // 65535 quanta at 10 Gbit/s = 1.677696 ms.
+    assert_eq!((fc.headroom.unwrap().bytes(), fc.xoff.unwrap().bytes(), fc.xon.unwrap().bytes()), (32 << 10, 224 << 10, 160 << 10));
+    assert_eq!((fc.pause_quanta, fc.react_quanta), (Some(65_535), Some(60)));
+    assert_eq!(fc.refresh.unwrap().span(), Span(1_677_696_000));
+    assert_eq!(load(&to_toml(&s)).unwrap(), s, "resolving twice changes nothing");
+    // A PHY sets the rate; a contradicting rate is refused.
+    assert_err(load(&edit(link0, "from = \"a\"\nto = \"r\"\nphy = \"10g_wan\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n")), "test.toml", "link[0].rate", "R_mac = 9285714286");
+    assert_err(load(&edit(link0, "from = \"a\"\nto = \"r\"\nphy = \"10G\"\ndelay = \"1ms\"\n")), "test.toml", "link[0].phy", "\"10g_lan\"");
+    assert_err(load(&edit(link0, "from = \"a\"\nto = \"r\"\ndelay = \"1ms\"\n")), "test.toml", "link[0].rate", "missing required key");
+    // Keys that belong elsewhere or contradict each other.
+    let router = |keys: &str| edit("name = \"r\"\nkind = \"router\"\n", &format!("name = \"r\"\nkind = \"router\"\n{keys}\n"));
+    assert_err(load(&router("nic = {}")), "test.toml", "node[1].nic", "hosts only");
+    assert_err(load(&router("fc = { send = true }")), "test.toml", "node[1].fc.send", "not modelled yet");
+    assert_err(load(&host("fc = { honour = true, xoff = \"100KiB\" }")), "test.toml", "node[0].fc.xoff", "fc.send = true");
+    assert_err(load(&host("nic = { profile = \"intel_pro10gbe_sr\", tx_rate_cap = \"6Gbps\" }")), "test.toml", "node[0].nic.tx_rate_cap", "no rate cap");
+    assert_err(load(&host("nic = { tx_rate_cap = \"9Gbps\" }")), "test.toml", "node[0].nic.tx_rate_cap", "at most the NIC rate");
+    assert_err(load(&host("nic = { profile = \"3com\" }")), "test.toml", "node[0].nic.profile", "\"chelsio_t110\"");
+    assert_err(load(&host("nic = { tx_pacing = \"smooth\" }")), "test.toml", "node[0].nic.tx_pacing", "\"burst_k\"");
+    assert_err(load(&host("nic = { rx_fifo = \"4KiB\" }")), "test.toml", "node[0].nic.rx_fifo", "at least 9618 B");
+    assert_err(load(&host("bus = { efficiency = 1.5 }")), "test.toml", "node[0].bus.efficiency", "(0, 1]");
+    assert_err(load(&host("bus = { model = \"pcie\" }")), "test.toml", "node[0].bus.model", "\"shared\" or \"none\"");
+    assert_err(load(&host("fc = { send = true, xoff = \"200KiB\", xon = \"200KiB\" }")), "test.toml", "node[0].fc.xon", "less than fc.xoff");
+    assert_err(load(&host("fc = { send = true, pause_quanta = 70000 }")), "test.toml", "node[0].fc.pause_quanta", "16-bit");
+    assert_err(load(&host("nic = {}\nqdisc = { kind = \"ipg\" }\npacing = { kind = \"off\" }")), "test.toml", "node[0].qdisc.kind", "cancel the NIC's own XOFF");
 }

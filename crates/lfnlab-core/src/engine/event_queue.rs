@@ -26,6 +26,12 @@ pub enum Event {
     WebTimer(u32),
     /// The head packet of a port's processing stage is done (spec 02 §2.5.7).
     ProcRelease(u32),
+    /// A host NIC's receive DMA finished (spec 04 §2.4).
+    NicRxDma(u32),
+    /// A host NIC's transmit DMA finished.
+    NicTxDma(u32),
+    /// A host NIC's PAUSE refresh timer (spec 04 §2.5 rule 2).
+    PauseRefresh(u32),
 }
 
 impl Event {
@@ -39,6 +45,9 @@ impl Event {
             Event::FlowStart(i) => (5, i),
             Event::WebTimer(i) => (6, i),
             Event::ProcRelease(i) => (7, i),
+            Event::NicRxDma(i) => (8, i),
+            Event::NicTxDma(i) => (9, i),
+            Event::PauseRefresh(i) => (10, i),
         }
     }
 }

@@ -40,6 +40,7 @@ impl Capture {
         self.dir.push(p.dir as u64);
         self.kind.push(match p.kind {
             PacketKind::Udp => "udp",
+            PacketKind::Pause => "pause",
             PacketKind::Tcp if p.tcp.payload > 0 => "data",
             PacketKind::Tcp => "ack",
         });

@@ -5,6 +5,8 @@ pub mod drop;
 pub mod fq;
 pub mod ipg;
 pub mod packet;
+pub mod pause;
+pub mod phy;
 pub mod proc_stage;
 pub mod queue;
 pub mod routing;

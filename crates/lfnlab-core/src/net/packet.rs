@@ -20,6 +20,9 @@ pub enum PacketKind {
     Tcp,
     /// A UDP datagram of a traffic source.
     Udp,
+    /// An 802.3x PAUSE frame (spec 04 §2.5): MAC control, never routed, never
+    /// counted as traffic; its pause_time travels in `tcp.seq` (see `pause`).
+    Pause,
 }
 
 /// TCP flag bits.
@@ -141,6 +144,7 @@ impl Packet {
         match self.kind {
             PacketKind::Tcp => self.tcp.payload as u64,
             PacketKind::Udp => self.l3_bytes as u64 - 28,
+            PacketKind::Pause => 0,
         }
     }
 
@@ -150,7 +154,30 @@ impl Packet {
         match self.kind {
             PacketKind::Udp => true,
             PacketKind::Tcp => self.tcp.payload > 0,
+            PacketKind::Pause => false,
         }
+    }
+
+    /// A PAUSE frame from node `src` to its neighbour `dst` with `quanta`
+    /// (a 64-byte frame: 46 bytes of MAC-control payload).
+    pub fn pause(src: NodeId, dst: NodeId, quanta: u16) -> Packet {
+        Packet {
+            flow: 0,
+            src,
+            dst,
+            kind: PacketKind::Pause,
+            dir: 0,
+            l3_bytes: 46,
+            ip: IpFields::default(),
+            tcp: TcpHeader { seq: quanta as u64, ..TcpHeader::default() },
+            tstamp: SimTime::ZERO,
+        }
+    }
+
+    /// The pause_time of a PAUSE frame.
+    pub fn pause_quanta(&self) -> u16 {
+        debug_assert_eq!(self.kind, PacketKind::Pause);
+        self.tcp.seq as u16
     }
 }
 

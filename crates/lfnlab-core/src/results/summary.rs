@@ -23,6 +23,10 @@ pub struct Summary {
     pub hosts: Vec<HostSummary>,
     /// Per host with a TCP-aware NIC: its streams (spec 03 §2.7.5).
     pub nics: Vec<NicSummary>,
+    /// Per host with the spec 04 NIC pipeline: FIFOs, rings, bus, PAUSE sent, rate cap.
+    pub host_nics: Vec<HostNicSummary>,
+    /// Per port that honours PAUSE (spec 04 §2.5): PAUSE received and time paused.
+    pub pause_ports: Vec<PausePortSummary>,
     /// Per interface with the Quick-Start function: its counters (spec 02 §2.5.7).
     pub quickstart_interfaces: Vec<QsInterfaceSummary>,
     /// Frames a routing hop dropped because their IP TTL ran out.
@@ -168,6 +172,39 @@ pub struct ConservationSummary {
     pub bytes_on_links_at_end: u64,
     pub bytes_processing_at_end: u64,
     pub holds: bool,
+}
+
+/// A host's spec 04 NIC pipeline over the run (§2.13 drops and PAUSE meters).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HostNicSummary {
+    pub host: String,
+    pub rx_frames: u64,
+    /// Frames dropped at the RX FIFO for lack of room (`rx_fifo_drop`).
+    pub rx_fifo_drop: u64,
+    pub rx_fifo_max_bytes: u64,
+    pub rx_ring_max: u32,
+    pub tx_frames: u64,
+    pub tx_ring_max: u32,
+    pub tx_fifo_max_bytes: u64,
+    /// Bus busy time / run length (null with `bus.model = "none"`).
+    pub bus_busy_fraction: Option<f64>,
+    /// PAUSE frames sent with pause_time > 0 (XOFF and refreshes) and PAUSE(0).
+    pub pause_xoff_sent: u64,
+    pub pause_xon_sent: u64,
+    /// The rate cap the MAC applied, bit/s of wire bytes (null: none), and
+    /// whether the request was raised to `tx_rate_cap_min`.
+    pub tx_rate_cap_bps: Option<u64>,
+    pub tx_rate_cap_clamped: bool,
+}
+
+/// A port that honours PAUSE.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PausePortSummary {
+    pub name: String,
+    pub pause_received: u64,
+    pub pause_zero_received: u64,
+    /// Time the port was paused, s (union of the pauses in effect).
+    pub paused_s: f64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -222,6 +222,8 @@ mod tests {
             }],
             hosts: Vec::new(),
             nics: Vec::new(),
+            host_nics: Vec::new(),
+            pause_ports: Vec::new(),
             quickstart_interfaces: Vec::new(),
             ttl_drops: 0,
             conservation: ConservationSummary {

@@ -7,7 +7,8 @@ use super::model::{LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
 use super::queue_burst_red::{check_droptail_only, resolve_burst_red, Segment};
 use super::quickstart::{check_proc_at_host, resolve_router_qs};
 use super::resolve::Ctx;
-use super::units::TimeSpan;
+use super::units::{Rate, TimeSpan};
+use crate::net::phy::Phy;
 use crate::error::InputError;
 
 /// CHOICE: a router/emulator egress queue that is not configured is drop-tail
@@ -132,14 +133,15 @@ pub fn resolve_links(
                 check_proc_at_host(q, &at(name), &nodes[end].name, ctx)?;
             }
         }
-        l.reverse_rate.get_or_insert(l.rate);
+        let rate = resolve_phy(l, &at, ctx)?;
+        l.reverse_rate.get_or_insert(rate);
         let droptail = |limit_packets| QueueSpec {
             kind: "droptail".into(),
             limit_packets,
             ..QueueSpec::default()
         };
-        let forward = Segment { rate_bps: l.rate.bps(), delay: l.delay };
-        let reverse = Segment { rate_bps: l.reverse_rate.unwrap_or(l.rate).bps(), delay: l.delay };
+        let forward = Segment { rate_bps: rate.bps(), delay: l.delay };
+        let reverse = Segment { rate_bps: l.reverse_rate.unwrap_or(rate).bps(), delay: l.delay };
         resolve_queue(
             &mut l.queue,
             &nodes[from],
@@ -162,6 +164,26 @@ pub fn resolve_links(
         }
     }
     Ok(())
+}
+
+/// The link's rate: given, or the R_mac of its `phy` (spec 04 §2.2); a PHY
+/// and a different rate contradict each other.
+fn resolve_phy(l: &mut LinkSpec, at: &dyn Fn(&str) -> String, ctx: &Ctx) -> Result<Rate, InputError> {
+    let Some(name) = l.phy.as_deref() else {
+        return l.rate.ok_or_else(|| ctx.err(at("rate"), "missing required key \"rate\": the link rate, such as \"10Gbps\" (or give a `phy`)"));
+    };
+    let phy: Phy = name.parse().map_err(|m| ctx.err(at("phy"), format!("expected {m}, got \"{name}\"")))?;
+    let r_mac = Rate::from_bps(phy.r_mac_bps());
+    for (key, given) in [("rate", l.rate), ("reverse_rate", l.reverse_rate)] {
+        if let Some(r) = given.filter(|r| r.bps() != r_mac.bps()) {
+            return Err(ctx.err(
+                at(key),
+                format!("phy \"{name}\" runs at R_mac = {} bit/s, but {key} is {} bit/s; give one or the other", r_mac.bps(), r.bps()),
+            ));
+        }
+    }
+    l.rate = Some(r_mac);
+    Ok(r_mac)
 }
 
 /// A router/emulator egress queue: `default` if unset. A host's egress is its

@@ -19,6 +19,8 @@ mod nodes;
 mod profiles;
 mod pacing;
 mod host_memory;
+mod host_nic;
+pub use host_nic::{honour_react_quanta, nic_config};
 mod qdisc_ipg;
 mod qdisc_tcp_nic;
 pub use qdisc_tcp_nic::tcp_nic_config;

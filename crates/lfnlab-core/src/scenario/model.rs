@@ -96,6 +96,76 @@ pub struct NodeSpec {
     /// Quick-Start router function on every egress interface of this node
     /// (spec 02 §2.5); a link's `quickstart` sets one interface instead.
     pub quickstart: Option<QsRouterSpec>,
+    /// The NIC pipeline of spec 04 §2.4–2.6 (RX/TX FIFOs, descriptor rings,
+    /// rate cap); a host with `nic`, `bus` or `fc.send` gets it, filled in.
+    pub nic: Option<NicSpec>,
+    /// The host I/O bus (spec 04 §2.4).
+    pub bus: Option<BusSpec>,
+    /// 802.3x flow control of the node's ports (spec 04 §2.5); off unless given.
+    pub fc: Option<FcSpec>,
+}
+
+/// `node.nic` (spec 04 §2.4, §2.6, §2.7 NIC profiles).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NicSpec {
+    /// `chelsio_t110` (default), `chelsio_n110` or `intel_pro10gbe_sr`.
+    pub profile: Option<String>,
+    /// NIC RX FIFO F_rx, default 256 KiB.
+    pub rx_fifo: Option<ByteSize>,
+    /// NIC TX FIFO F_tx, default 256 KiB.
+    pub tx_fifo: Option<ByteSize>,
+    /// RX descriptors N_rxd, default 1024.
+    pub rx_descriptors: Option<u32>,
+    /// TX descriptors N_txd, default 1024.
+    pub tx_descriptors: Option<u32>,
+    /// Sender rate cap in wire bytes; unset = R_mac (no cap).
+    pub tx_rate_cap: Option<Rate>,
+    /// Lowest settable cap, default 6 Gbit/s; lower requests are raised to it
+    /// (reported as `tx_rate_cap_clamped` in the summary).
+    pub tx_rate_cap_min: Option<Rate>,
+    /// `per_frame` (default) or `burst_k`.
+    pub tx_pacing: Option<String>,
+    /// Frames per burst for `burst_k`, default 1.
+    pub tx_pacing_k: Option<u32>,
+}
+
+/// `node.bus` (spec 04 §2.4).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BusSpec {
+    /// `shared` (default: one half-duplex DMA server for RX and TX) or `none` (unlimited).
+    pub model: Option<String>,
+    /// Raw bus rate R_bus, default 8.533 Gbit/s (PCI-X 64 bit × 133.33 MHz).
+    pub rate: Option<Rate>,
+    /// Efficiency η_bus, default 1.0.
+    pub efficiency: Option<f64>,
+    /// DMA overhead per received frame o_rx, default 64 B.
+    pub o_rx: Option<ByteSize>,
+    /// DMA overhead per transmitted frame o_tx, default 32 B.
+    pub o_tx: Option<ByteSize>,
+}
+
+/// `node.fc`: IEEE 802.3x PAUSE (spec 04 §2.5).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FcSpec {
+    /// Generate PAUSE from the RX FIFO occupancy (hosts), default false.
+    pub send: Option<bool>,
+    /// Obey PAUSE received on the node's ports, default false.
+    pub honour: Option<bool>,
+    /// Headroom, default max(32 KiB, H) (§2.5 formula).
+    pub headroom: Option<ByteSize>,
+    /// XOFF threshold, default F_rx − headroom.
+    pub xoff: Option<ByteSize>,
+    /// XON threshold, default xoff − 64 KiB (at least 0).
+    pub xon: Option<ByteSize>,
+    /// Pause time sent with XOFF, quanta of 512 bit times, default 65535.
+    pub pause_quanta: Option<u32>,
+    /// Refresh interval while above XON, default half the pause duration.
+    pub refresh: Option<TimeSpan>,
+    /// Reaction delay of a port receiving PAUSE, quanta, default 60.
+    pub react_quanta: Option<u32>,
 }
 
 /// Sender pacing (spec 06 §4.3 rate; §5.3 who enforces it).
@@ -207,8 +277,12 @@ pub struct MemorySpec {
 pub struct LinkSpec {
     pub from: String,
     pub to: String,
-    /// Rate of the direction from → to (and of both unless `reverse_rate` is given).
-    pub rate: Rate,
+    /// Rate of the direction from → to (and of both unless `reverse_rate` is
+    /// given); default the R_mac of `phy`. Required without `phy`.
+    pub rate: Option<Rate>,
+    /// PHY of both directions (spec 04 §2.2): `10g_lan`, `10g_wan` (R_mac =
+    /// 10 Gbit/s × 13/14) or `1g`; sets the rate.
+    pub phy: Option<String>,
     /// Rate of the direction to → from; default `rate` (spec 01 §2.8: the
     /// emulator's reverse path runs at line rate while the forward one is shaped).
     pub reverse_rate: Option<Rate>,

@@ -144,7 +144,9 @@ pub fn resolve_hosts(
         };
         // The NIC sends at the rate of the link direction leaving the host.
         let l = &links[only];
-        n.nic_rate.get_or_insert(if l.from == n.name { l.rate } else { l.reverse_rate.unwrap_or(l.rate) });
+        if let Some(rate) = l.rate {
+            n.nic_rate.get_or_insert(if l.from == n.name { rate } else { l.reverse_rate.unwrap_or(rate) });
+        }
         let txqueuelen = *n.txqueuelen.get_or_insert(DEFAULT_TXQUEUELEN);
         if txqueuelen == 0 {
             return Err(ctx.err(at("txqueuelen"), "expected at least 1 packet, got 0"));

@@ -43,6 +43,7 @@ pub fn resolve(mut s: Scenario, origin: &str) -> Result<Scenario, InputError> {
     resolve_flows(&mut s.flow, &s.node, &graph, duration, &ctx)?;
     resolve_host_qdiscs(&mut s.node, &s.flow, &ctx)?;
     super::host_memory::resolve_memory(&mut s.node, &ctx)?;
+    super::host_nic::resolve_host_nics(&mut s.node, &s.link, &ctx)?;
     resolve_monitors(&mut s.monitor, &graph, &ctx)?;
     Ok(s)
 }

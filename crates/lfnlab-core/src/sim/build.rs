@@ -19,6 +19,8 @@ use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::channel::Channel;
 use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAULT_IP_TTL};
 use crate::net::proc_stage::ProcStage;
+use crate::host::nic::HostNic;
+use super::nic::PortFc;
 use crate::quickstart::router::QsRouter;
 use crate::host::tcp::socket::QsConn;
 use crate::apps::request_response::RequestResponse;
@@ -68,7 +70,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         let (a, b) = (node_of(&l.from)?, node_of(&l.to)?);
         for (dir, (x, y)) in [(a, b), (b, a)].into_iter().enumerate() {
             let ch = channels.len() as u32;
-            let rate_bps = if dir == 0 { l.rate.bps } else { l.reverse_rate.unwrap_or(l.rate).bps };
+            let rate = l.rate.ok_or_else(|| bad(format!("link[{li}].rate")))?;
+            let rate_bps = if dir == 0 { rate.bps } else { l.reverse_rate.unwrap_or(rate).bps };
             channels.push(Channel::new(x as NodeId, y as NodeId, rate_bps, l.delay.span));
             let loss = if dir == 0 {
                 l.loss.as_ref().map(|ls| Loss {
@@ -111,6 +114,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     // Hosts have no processing stage (refused at load, spec 02 §2.5.7 CHOICE).
                     proc: None,
                     ttl_decrement: 0,
+                    fc: scenario::honour_react_quanta(nd).map(|r| Box::new(PortFc::new(nd.nic_rate.map_or(rate_bps, |r| r.bps), Some(r)))),
                 }
             } else {
                 let q = if dir == 0 { l.queue.as_ref() } else { l.reverse_queue.as_ref() };
@@ -139,6 +143,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     proc: qs.as_ref().map(|q| q.config().proc).filter(|p| !p.is_zero()).map(|p| Box::new(ProcStage::new(p.discipline))),
                     qs,
                     ttl_decrement: 1,
+                    fc: scenario::honour_react_quanta(nd).map(|r| Box::new(PortFc::new(rate_bps, Some(r)))),
                 }
             };
             port_specs.push(port);
@@ -151,6 +156,11 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
 
     let mut w = World::new(SimTime::ZERO + duration, routes);
     w.channel_monitor = vec![None; channels.len()];
+    // Channels come in pairs per link: 2i (from → to) and 2i + 1 (to → from);
+    // a PAUSE arriving on one acts on the egress that sends on the other.
+    w.reverse_port = (0..channels.len() as u32)
+        .map(|c| port_specs.iter().position(|p| p.channel == (c ^ 1)).map_or(u32::MAX, |i| i as u32))
+        .collect();
     w.channels = channels;
     w.losses = losses;
     w.node_names = s.node.iter().map(|nd| nd.name.clone()).collect();
@@ -160,7 +170,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             let h = w.hosts.len() as u32;
             port_specs[port as usize].host = Some(h);
             let io = HostIo::new(nd.name.clone(), scenario::memory_model(nd));
-            w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None });
+            let nic = scenario::nic_config(nd).map(|c| Box::new(HostNic::new(&c)));
+            w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None, nic });
             w.nodes.push(NodeRole::Host(h));
         } else {
             w.nodes.push(NodeRole::Forwarder);

@@ -17,7 +17,7 @@ use crate::engine::time::SimTime;
 use crate::host::tcp::socket::TcpSocket;
 use crate::results::table::{Column, Table};
 use crate::scenario::model::FlowSpec;
-use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, NicStreamSummary, NicSummary, HostSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
+use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -76,9 +76,12 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
 
     // Books: emitted = delivered + dropped + queued + on links (frames and L3 bytes).
     let b = w.books;
-    let on_links_frames: u64 = w.channels.iter().map(|c| c.frames_on_link()).sum();
-    let on_links_bytes: u64 = w.channels.iter().map(|c| c.bytes_on_link()).sum();
-    let queued_frames: u64 = w.ports.iter().map(|p| p.qdisc.stats().packets).sum();
+    // PAUSE frames on links are MAC control, outside the books.
+    let on_links_frames: u64 = w.channels.iter().map(|c| c.frames_on_link()).sum::<u64>() - b.control_frames_on_links;
+    let on_links_bytes: u64 = w.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>() - b.control_bytes_on_links;
+    // Frames in a host NIC's rings and FIFOs are still queued at that host (spec 04 §2.3).
+    let in_nics: u64 = w.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum();
+    let queued_frames: u64 = w.ports.iter().map(|p| p.qdisc.stats().packets).sum::<u64>() + in_nics;
     let mut problems = Vec::new();
     if queued_frames != b.queued_frames {
         problems.push(format!("queues hold {queued_frames} frames, books say {}", b.queued_frames));
@@ -205,6 +208,42 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         queues,
         hosts,
         nics,
+        host_nics: w
+            .hosts
+            .iter()
+            .filter_map(|h| {
+                let n = h.nic.as_ref()?;
+                let g = n.xoff.as_ref();
+                Some(HostNicSummary {
+                    host: h.io.name.clone(),
+                    rx_frames: n.rx.stats.frames,
+                    rx_fifo_drop: n.rx.stats.fifo_drops,
+                    rx_fifo_max_bytes: n.rx.stats.fifo_max_bytes,
+                    rx_ring_max: n.rx.stats.ring_max,
+                    tx_frames: n.tx.stats.frames,
+                    tx_ring_max: n.tx.stats.ring_max,
+                    tx_fifo_max_bytes: n.tx.stats.fifo_max_bytes,
+                    bus_busy_fraction: n.bus.as_ref().map(|b| b.busy.as_secs_f64() / duration.max(1e-12)),
+                    pause_xoff_sent: g.map_or(0, |g| g.sent_xoff),
+                    pause_xon_sent: g.map_or(0, |g| g.sent_xon),
+                    tx_rate_cap_bps: n.cap_bps,
+                    tx_rate_cap_clamped: n.cap_clamped,
+                })
+            })
+            .collect(),
+        pause_ports: w
+            .ports
+            .iter()
+            .filter_map(|p| {
+                let h = p.fc.as_ref()?.honour.as_ref()?;
+                Some(PausePortSummary {
+                    name: p.name.clone(),
+                    pause_received: h.received_xoff,
+                    pause_zero_received: h.received_xon,
+                    paused_s: h.paused_time(end).as_secs_f64(),
+                })
+            })
+            .collect(),
         quickstart_interfaces: w
             .ports
             .iter()

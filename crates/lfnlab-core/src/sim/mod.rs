@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod finish;
+mod nic;
 pub mod web;
 pub mod world;
 

@@ -25,6 +25,8 @@ use crate::apps::request_response::{RequestResponse, ServerAction};
 use crate::apps::udp_cbr::UdpCbr;
 use crate::quickstart::option::OPT_BYTES;
 use crate::quickstart::router::QsRouter;
+use crate::host::nic::HostNic;
+use super::nic::PortFc;
 
 /// An egress port: a queue discipline feeding one link direction.
 pub struct Port {
@@ -52,9 +54,20 @@ pub struct Port {
     pub proc: Option<Box<ProcStage>>,
     /// IP-TTL decrement at this node: 1 at a routing hop, 0 at a host (spec 02 §2.5.5).
     pub ttl_decrement: u8,
+    /// 802.3x flow control of this port (spec 04 §2.5), boxed: rare.
+    pub fc: Option<Box<PortFc>>,
 }
 
 impl Port {
+    /// Have a PortWake at `t` (or earlier) pending.
+    #[inline]
+    pub(super) fn wake(&mut self, t: SimTime, port: u32, events: &mut EventQueue) {
+        if self.wake_at.is_none_or(|w| w > t) {
+            self.wake_at = Some(t);
+            events.push(t, Event::PortWake(port));
+        }
+    }
+
     /// The Quick-Start function sees a packet entering this egress (spec 02
     /// §2.5): it meters it and applies admission control to a request. Returns
     /// the packet's processing delay (§2.5.7; zero without a cost vector).
@@ -74,10 +87,10 @@ impl Port {
 }
 
 /// What a host qdisc sees of the TCP connections at dequeue (spec 06 §5.3 `view`).
-struct SocketView<'a> {
-    sockets: &'a [TcpSocket],
-    flows: &'a [FlowEnds],
-    line_rate_bps: u64,
+pub(super) struct SocketView<'a> {
+    pub(super) sockets: &'a [TcpSocket],
+    pub(super) flows: &'a [FlowEnds],
+    pub(super) line_rate_bps: u64,
 }
 
 impl FlowView for SocketView<'_> {
@@ -131,6 +144,8 @@ pub struct Host {
     pub stalled: Vec<u32>,
     /// The burstiness diagnostic of spec 03 §2.1 (hosts that send TCP, with traces on).
     pub busy: Option<BusyIdle>,
+    /// The NIC pipeline of spec 04 §2.4–2.6, if the host has one.
+    pub nic: Option<Box<HostNic>>,
 }
 
 /// A TCP flow's two endpoints.
@@ -165,6 +180,9 @@ pub struct Books {
     pub processing_frames: u64,
     pub processing_bytes: u64,
     pub data_packets: u64,
+    /// PAUSE frames (MAC control, not traffic) on links right now.
+    pub control_frames_on_links: u64,
+    pub control_bytes_on_links: u64,
 }
 
 impl Books {
@@ -193,6 +211,9 @@ pub struct World {
     pub nodes: Vec<NodeRole>,
     pub node_names: Vec<String>,
     pub channels: Vec<Channel>,
+    /// Per channel: the egress port at its far end that sends back toward its
+    /// near end (where a PAUSE arriving on the channel acts, spec 04 §2.5).
+    pub reverse_port: Vec<u32>,
     /// Ingress monitor per channel (`[[monitor]] point = "ingress"`).
     pub channel_monitor: Vec<Option<u32>>,
     pub losses: Vec<Option<Loss>>,
@@ -237,6 +258,7 @@ impl World {
             nodes: Vec::new(),
             node_names: Vec::new(),
             channels: Vec::new(),
+            reverse_port: Vec::new(),
             channel_monitor: Vec::new(),
             losses: Vec::new(),
             ports: Vec::new(),
@@ -285,6 +307,9 @@ impl World {
                 Event::FlowStart(f) => self.on_flow_start(f),
                 Event::WebTimer(wi) => self.on_web_timer(wi),
                 Event::ProcRelease(p) => self.on_proc_release(p),
+                Event::NicRxDma(h) => self.on_nic_rx_dma(h),
+                Event::NicTxDma(h) => self.on_nic_tx_dma(h),
+                Event::PauseRefresh(h) => self.on_pause_refresh(h),
             }
         }
         self.now = self.end;
@@ -294,6 +319,10 @@ impl World {
         let now = self.now;
         while let Some(pkt) = self.channels[c as usize].pop_arrived(now) {
             let to = self.channels[c as usize].to;
+            if pkt.kind == PacketKind::Pause {
+                self.on_pause_frame(c, pkt);
+                continue;
+            }
             if let Some(loss) = &mut self.losses[c as usize] {
                 if (!loss.data_only || pkt.is_data()) && now >= loss.start && now < loss.stop && loss.rng.bernoulli(loss.p) {
                     self.books.dropped_frames += 1;
@@ -335,6 +364,7 @@ impl World {
                 }
                 self.enqueue_port(port, pkt);
             }
+            NodeRole::Host(h) if self.hosts[h as usize].nic.is_some() => self.nic_rx_arrive(h, pkt),
             NodeRole::Host(h) => {
                 debug_assert_eq!(pkt.dst, at);
                 self.books.delivered_frames += 1;
@@ -403,14 +433,32 @@ impl World {
     }
 
     /// Start the next frame on `port` if the transmitter is free (spec 06 §5.2).
-    fn kick_port(&mut self, port: u32) {
+    pub(super) fn kick_port(&mut self, port: u32) {
         let now = self.now;
+        let nic_host = self.ports[port as usize].host.filter(|h| self.hosts[*h as usize].nic.is_some());
+        if let Some(h) = nic_host {
+            // spec 04 §2.4 rule 3: TX completion, the driver and the TX DMA.
+            self.nic_tx_advance(h, port);
+        }
         let p = &mut self.ports[port as usize];
         if p.busy_until > now {
-            if p.wake_at.is_none_or(|t| t > p.busy_until) {
-                p.wake_at = Some(p.busy_until);
-                self.events.push(p.busy_until, Event::PortWake(port));
+            p.wake(p.busy_until, port, &mut self.events);
+            return;
+        }
+        if let Some(fc) = p.fc.as_mut() {
+            // spec 04 §2.5: a PAUSE goes ahead of any data frame not started yet
+            // and is exempt from a pause in effect.
+            if let Some(q) = fc.pending.take() {
+                self.send_pause_frame(port, q);
+                return;
             }
+            if let Some(until) = fc.honour.as_ref().map(|h| h.paused_until).filter(|t| *t > now) {
+                p.wake(until, port, &mut self.events);
+                return;
+            }
+        }
+        if let Some(h) = nic_host {
+            self.nic_mac_start(h, port);
             return;
         }
         if let Some(m) = p.monitor {
@@ -429,35 +477,14 @@ impl World {
         };
         match polled {
             Dequeue::Frame(pkt) => {
-                self.books.queued_frames -= 1;
-                self.books.queued_bytes -= pkt.l3_bytes as u64;
-                let wire = pkt.l2_bytes() + p.framing_bytes as u64;
-                let tx = Span::serialization(wire, p.rate_bps);
-                p.busy_until = now + tx;
-                if let Some(m) = p.monitor {
-                    let m = &mut self.monitors[m as usize];
-                    if !m.ingress {
-                        m.on_frame(now, &pkt);
-                    }
-                }
                 let more = p.qdisc.len_packets() > 0;
-                let busy_until = p.busy_until;
-                let host = p.host;
-                let ch = &mut self.channels[p.channel as usize];
-                let arrival = busy_until + ch.delay;
-                if ch.push(arrival, pkt) {
-                    self.events.push(arrival, Event::ChannelArrival(p.channel));
-                }
+                let busy_until = self.put_on_wire(port, &pkt);
                 if more {
+                    let p = &mut self.ports[port as usize];
                     p.wake_at = Some(busy_until);
                     self.events.push(busy_until, Event::PortWake(port));
                 }
-                if let Some(h) = host {
-                    let host = &mut self.hosts[h as usize];
-                    host.io.on_real(pkt.l2_bytes());
-                    if let Some(b) = host.busy.as_mut().filter(|_| pkt.is_data()) {
-                        b.on_data_frame(now, pkt.payload_bytes(), tx);
-                    }
+                if let Some(h) = self.ports[port as usize].host {
                     self.on_host_dequeue(h, &pkt);
                 }
             }
@@ -482,13 +509,57 @@ impl World {
         }
     }
 
+    /// A data frame starts on `port`'s wire now: the books, the monitor, the
+    /// channel and the host's I/O counters. Returns when the port is free again.
+    #[inline]
+    pub(super) fn put_on_wire(&mut self, port: u32, pkt: &Packet) -> SimTime {
+        let now = self.now;
+        self.books.queued_frames -= 1;
+        self.books.queued_bytes -= pkt.l3_bytes as u64;
+        let p = &mut self.ports[port as usize];
+        let wire = pkt.l2_bytes() + p.framing_bytes as u64;
+        let tx = Span::serialization(wire, p.rate_bps);
+        p.busy_until = now + tx;
+        if let Some(m) = p.monitor {
+            let m = &mut self.monitors[m as usize];
+            if !m.ingress {
+                m.on_frame(now, pkt);
+            }
+        }
+        let busy_until = p.busy_until;
+        let host = p.host;
+        let ch = &mut self.channels[p.channel as usize];
+        let arrival = busy_until + ch.delay;
+        if ch.push(arrival, *pkt) {
+            self.events.push(arrival, Event::ChannelArrival(p.channel));
+        }
+        if let Some(h) = host {
+            let host = &mut self.hosts[h as usize];
+            host.io.on_real(pkt.l2_bytes());
+            if let Some(b) = host.busy.as_mut().filter(|_| pkt.is_data()) {
+                b.on_data_frame(now, pkt.payload_bytes(), tx);
+            }
+        }
+        busy_until
+    }
+
     /// A host NIC took a frame from the qdisc: release TSQ budget and retry
     /// stalled sockets (spec 06 §2.8).
     fn on_host_dequeue(&mut self, h: u32, pkt: &Packet) {
+        self.tsq_release(pkt);
+        self.restart_stalled(h);
+    }
+
+    /// The frame left the qdisc: its TSQ budget returns to its socket.
+    pub(super) fn tsq_release(&mut self, pkt: &Packet) {
         if let Some(s) = self.packet_socket(pkt, false) {
             let sock = &mut self.sockets[s as usize];
             sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
         }
+    }
+
+    /// The qdisc has room again: sockets that stalled on it retry.
+    pub(super) fn restart_stalled(&mut self, h: u32) {
         if !self.hosts[h as usize].stalled.is_empty() {
             let stalled = std::mem::take(&mut self.hosts[h as usize].stalled);
             for s in stalled.iter().copied() {
@@ -504,8 +575,9 @@ impl World {
         }
     }
 
-    fn host_receive(&mut self, _h: u32, pkt: Packet) {
+    pub(super) fn host_receive(&mut self, _h: u32, pkt: Packet) {
         match pkt.kind {
+            PacketKind::Pause => debug_assert!(false, "PAUSE frames end at the MAC"),
             PacketKind::Udp => {
                 let d = &mut self.udp_delivered[pkt.flow as usize];
                 d.0 += pkt.payload_bytes();

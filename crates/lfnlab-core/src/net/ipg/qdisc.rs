@@ -101,6 +101,7 @@ impl IpgQdisc {
         match p.kind {
             PacketKind::Tcp if p.tcp.payload == 0 => None,
             PacketKind::Tcp => Some(c),
+            PacketKind::Pause => None,
             PacketKind::Udp => (self.cfg.fixed_gap_bytes.is_some() || self.classes[c].rate_source != RateSource::TcpEstimate).then_some(c),
         }
     }

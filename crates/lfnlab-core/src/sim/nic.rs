@@ -1,0 +1,238 @@
+//! The world's side of the spec 04 host pipeline and of 802.3x PAUSE: it
+//! schedules DMA completions on the host bus, moves frames through the NIC
+//! FIFOs and rings, and sends, delivers and obeys PAUSE frames. The state
+//! machines themselves are sans-IO (`host::nic`, `net::pause`).
+
+use super::world::{SocketView, World};
+use crate::engine::event_queue::Event;
+use crate::engine::time::Span;
+use crate::host::nic::bus::Dir;
+use crate::net::packet::Packet;
+use crate::net::pause::{pause_span, PauseHonour, PAUSE_L2_BYTES};
+use crate::net::queue::Dequeue;
+
+/// Flow control of one egress port (spec 04 §2.5).
+pub struct PortFc {
+    /// Present when the port honours PAUSE (`fc.honour`).
+    pub honour: Option<PauseHonour>,
+    /// Reaction delay and one quantum at the port's rate.
+    pub react: Span,
+    pub quantum: Span,
+    /// A PAUSE frame waiting for the transmitter (the latest request wins).
+    pub pending: Option<u16>,
+    pub sent: u64,
+}
+
+impl PortFc {
+    pub fn new(rate_bps: u64, honour_react_quanta: Option<u32>) -> PortFc {
+        PortFc {
+            honour: honour_react_quanta.map(|_| PauseHonour::default()),
+            react: pause_span(honour_react_quanta.unwrap_or(0) as u64, rate_bps),
+            quantum: pause_span(1, rate_bps),
+            pending: None,
+            sent: 0,
+        }
+    }
+}
+
+impl World {
+    // ---- receive: link → RX FIFO → bus → host (spec 04 §2.4 rule 2) ----
+
+    /// A frame's last bit reached host `h`'s NIC.
+    pub(super) fn nic_rx_arrive(&mut self, h: u32, pkt: Packet) {
+        let now = self.now;
+        let l3 = pkt.l3_bytes as u64;
+        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+        if nic.rx.arrive(pkt).is_err() {
+            // `rx_fifo_drop`: no room for the frame's L2 bytes.
+            self.books.dropped_frames += 1;
+            self.books.dropped_bytes += l3;
+            return;
+        }
+        self.books.queued_frames += 1;
+        self.books.queued_bytes += l3;
+        let level = nic.rx.fifo_bytes();
+        if let Some(q) = nic.xoff.as_mut().and_then(|g| g.on_level(now, level)) {
+            self.request_pause(h, q);
+        }
+        self.nic_rx_dma_start(h);
+    }
+
+    /// Start the head frame's receive DMA if it may go.
+    fn nic_rx_dma_start(&mut self, h: u32) {
+        let now = self.now;
+        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+        let Some(l2) = nic.rx.dma_candidate() else { return };
+        nic.rx.dma_started();
+        let done = match nic.bus.as_mut() {
+            Some(bus) => bus.reserve(now, l2, Dir::Rx),
+            None => now,
+        };
+        self.events.push(done, Event::NicRxDma(h));
+    }
+
+    /// The head frame is in host memory: TCP input, then the next DMA.
+    pub(super) fn on_nic_rx_dma(&mut self, h: u32) {
+        let now = self.now;
+        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+        let pkt = nic.rx.dma_done();
+        let level = nic.rx.fifo_bytes();
+        let pause = nic.xoff.as_mut().and_then(|g| g.on_level(now, level));
+        // No CPU model: the host processes the frame at once and the
+        // descriptor is refilled (spec 04 §2.7 adds the CPU's delay here).
+        nic.rx.release_descriptor();
+        self.books.queued_frames -= 1;
+        self.books.queued_bytes -= pkt.l3_bytes as u64;
+        self.books.delivered_frames += 1;
+        self.books.delivered_bytes += pkt.l3_bytes as u64;
+        if let Some(q) = pause {
+            self.request_pause(h, q);
+        }
+        self.nic_rx_dma_start(h);
+        self.host_receive(h, pkt);
+    }
+
+    // ---- transmit: qdisc → TX ring → bus → TX FIFO → MAC (rule 3) ----
+
+    /// TX completion of the frame that left the MAC, the driver (qdisc → ring)
+    /// and the next TX DMA.
+    pub(super) fn nic_tx_advance(&mut self, h: u32, port: u32) {
+        let now = self.now;
+        self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.settle(now);
+        let mut moved = false;
+        loop {
+            let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+            if !nic.tx.has_descriptor() {
+                break;
+            }
+            let p = &mut self.ports[port as usize];
+            let view = SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps };
+            match p.qdisc.dequeue(now, &view) {
+                Dequeue::Frame(pkt) => {
+                    nic.tx.post(pkt);
+                    self.tsq_release(&pkt);
+                    moved = true;
+                }
+                Dequeue::WaitUntil(t) => {
+                    p.wake(t, port, &mut self.events);
+                    break;
+                }
+                Dequeue::Gap { .. } => {
+                    debug_assert!(false, "the ipg qdisc is refused with the NIC pipeline at load");
+                    break;
+                }
+                Dequeue::Empty => break,
+            }
+        }
+        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+        while let Some(l2) = nic.tx.dma_candidate() {
+            nic.tx.dma_started();
+            match nic.bus.as_mut() {
+                Some(bus) => {
+                    let done = bus.reserve(now, l2, Dir::Tx);
+                    self.events.push(done, Event::NicTxDma(h));
+                    break;
+                }
+                None => nic.tx.dma_done(),
+            }
+        }
+        if moved {
+            self.restart_stalled(h);
+        }
+    }
+
+    pub(super) fn on_nic_tx_dma(&mut self, h: u32) {
+        self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.dma_done();
+        let port = self.hosts[h as usize].port;
+        self.kick_port(port);
+    }
+
+    /// The MAC is free, not paused, with no PAUSE to send: start the head of
+    /// the TX FIFO when the rate cap allows (spec 04 §2.6).
+    pub(super) fn nic_mac_start(&mut self, h: u32, port: u32) {
+        let now = self.now;
+        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+        let Some(ready) = nic.tx.ready_at() else { return };
+        if ready > now {
+            self.ports[port as usize].wake(ready, port, &mut self.events);
+            return;
+        }
+        let p = &self.ports[port as usize];
+        let (framing, rate) = (p.framing_bytes as u64, p.rate_bps);
+        let head_l2 = nic.tx.head_l2().expect("a frame is ready");
+        let wire = head_l2 + framing;
+        let end = now + Span::serialization(wire, rate);
+        let pkt = nic.tx.start(now, end, wire);
+        let busy_until = self.put_on_wire(port, &pkt);
+        debug_assert_eq!(busy_until, end);
+        // Always wake by the end: TX completion frees a descriptor and FIFO room.
+        self.ports[port as usize].wake(busy_until, port, &mut self.events);
+    }
+
+    // ---- PAUSE (spec 04 §2.5) ----
+
+    /// Host `h`'s generator asks for PAUSE(q) on its transmit side.
+    fn request_pause(&mut self, h: u32, q: u16) {
+        let port = self.hosts[h as usize].port;
+        let p = &mut self.ports[port as usize];
+        let fc = p.fc.get_or_insert_with(|| Box::new(PortFc::new(p.rate_bps, None)));
+        fc.pending = Some(q);
+        let refresh = self.hosts[h as usize].nic.as_ref().and_then(|n| n.xoff.as_ref()).and_then(|g| g.refresh_at());
+        if let Some(t) = refresh.filter(|_| q > 0) {
+            self.events.push(t, Event::PauseRefresh(h));
+        }
+        self.kick_port(port);
+    }
+
+    /// The MAC is free: the pending PAUSE frame goes out now.
+    pub(super) fn send_pause_frame(&mut self, port: u32, q: u16) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let ch = &mut self.channels[p.channel as usize];
+        let pkt = Packet::pause(p.node, ch.to, q);
+        p.busy_until = now + Span::serialization(PAUSE_L2_BYTES + p.framing_bytes as u64, p.rate_bps);
+        if let Some(fc) = p.fc.as_mut() {
+            fc.sent += 1;
+        }
+        self.books.control_frames_on_links += 1;
+        self.books.control_bytes_on_links += pkt.l3_bytes as u64;
+        let arrival = p.busy_until + ch.delay;
+        if ch.push(arrival, pkt) {
+            self.events.push(arrival, Event::ChannelArrival(p.channel));
+        }
+        let t = p.busy_until;
+        p.wake(t, port, &mut self.events);
+    }
+
+    /// A PAUSE frame arrived over channel `c`: the far end's port back toward
+    /// the sender obeys it if it honours PAUSE, else ignores it.
+    pub(super) fn on_pause_frame(&mut self, c: u32, pkt: Packet) {
+        self.books.control_frames_on_links -= 1;
+        self.books.control_bytes_on_links -= pkt.l3_bytes as u64;
+        let port = self.reverse_port[c as usize];
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let Some(fc) = p.fc.as_mut() else { return };
+        let (react, quantum) = (fc.react, fc.quantum);
+        let Some(h) = fc.honour.as_mut() else { return };
+        h.on_pause(now, pkt.pause_quanta(), react, quantum);
+        if !h.is_paused(now) {
+            // PAUSE(0) resumed the port.
+            self.kick_port(port);
+        }
+    }
+
+    /// Host `h`'s refresh timer (rule 2).
+    pub(super) fn on_pause_refresh(&mut self, h: u32) {
+        let now = self.now;
+        let Some(nic) = self.hosts[h as usize].nic.as_mut() else { return };
+        let level = nic.rx.fifo_bytes();
+        let Some(g) = nic.xoff.as_mut() else { return };
+        if g.refresh_at() != Some(now) {
+            return; // superseded
+        }
+        if let Some(q) = g.on_refresh(now, level) {
+            self.request_pause(h, q);
+        }
+    }
+}
