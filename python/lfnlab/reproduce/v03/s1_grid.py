@@ -95,7 +95,9 @@ DYNAMICS = (DYNAMIC, DYNAMIC_WIRE)
 
 
 def fixed_mode(ipg_bytes: int) -> Mode:
-    qdisc = tcp_nic_qdisc("fixed", ipg_bytes)
+    # The fixed IPG ignores the RTT; the plain NIC's RTT source (TSval at hand-off) keeps
+    # Fixed 8 B frame-for-frame equal to GbE Default (a check), whatever the NIC default is.
+    qdisc = tcp_nic_qdisc("fixed", ipg_bytes, rtt_timestamp_point="tcp_handoff")
     return Mode(f"fixed{ipg_bytes:05d}", f"GbE Fixed {ipg_bytes} B", GBE_BPS, qdisc, ipg_bytes)
 
 
