@@ -60,8 +60,10 @@ impl TenGig {
     fn body(&self) -> String {
         let host = |name: &str| format!("[[node]]\nname = \"{name}\"\nkind = \"host\"\nmtu = 9198\nip_version = 6\ntxqueuelen = 10000\nnic = {{}}\nfc = {{ send = true, honour = true }}\n");
         let router = |name: &str| format!("[[node]]\nname = \"{name}\"\nkind = \"router\"\nfc = {{ honour = true }}\n");
+        // Router egresses hold 256 MiB (B_router, spec 04 §2.11); a host's egress is its qdisc.
         let link = |a: &str, b: &str, delay: &str| {
-            format!("[[link]]\nfrom = \"{a}\"\nto = \"{b}\"\nphy = \"10g_lan\"\ndelay = \"{delay}\"\nqueue = {{ kind = \"droptail\", limit = \"256MiB\" }}\n")
+            let queue = if a.starts_with('r') { "queue = { kind = \"droptail\", limit = \"256MiB\" }\n" } else { "" };
+            format!("[[link]]\nfrom = \"{a}\"\nto = \"{b}\"\nphy = \"10g_lan\"\ndelay = \"{delay}\"\n{queue}")
         };
         format!(
             "{}{}{}{}{}{}{}[[flow]]\nname = \"bulk\"\nkind = \"tcp_bulk\"\nfrom = \"hs\"\nto = \"hr\"\ncc = \"bic\"\nprofile = \"linux-2.6\"\nsndbuf = \"{bufs}\"\nrcvbuf = \"{bufs}\"\n",
@@ -69,7 +71,7 @@ impl TenGig {
             router("rs"),
             router("rr"),
             host("hr"),
-            link("hs", "rs", "50ns").replace("queue = { kind = \"droptail\", limit = \"256MiB\" }\n", ""),
+            link("hs", "rs", "50ns"),
             link("rs", "rr", self.one_way),
             link("rr", "hr", "50ns"),
             bufs = self.bufs,

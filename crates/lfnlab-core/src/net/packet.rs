@@ -125,10 +125,10 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// L2 frame bytes: max(L3 + 18, 64) (spec 06 §1.2).
+    /// L2 frame bytes: max(L3 + 18, 64) (spec 06 §1.2, spec 04 §2.2).
     #[inline]
     pub fn l2_bytes(&self) -> u64 {
-        (self.l3_bytes as u64 + 18).max(64)
+        super::phy::l2_bytes(self.l3_bytes as u64, false)
     }
 
     /// Wire footprint W = L2 + 8 (preamble/SFD) + ipg (spec 06 §1.2).

@@ -17,8 +17,8 @@ use crate::engine::time::{SimTime, Span};
 pub const QUANTUM_BITS: u64 = 512;
 /// A PAUSE frame is a 64-byte MAC control frame.
 pub const PAUSE_L2_BYTES: u64 = 64;
-/// Its wire footprint: 64 + preamble/SFD + gap.
-pub const PAUSE_WIRE_BYTES: u64 = 84;
+/// Its wire footprint: 64 + preamble/SFD + gap = 84 B.
+pub const PAUSE_WIRE_BYTES: u64 = PAUSE_L2_BYTES + super::phy::PREAMBLE_AND_GAP_BYTES;
 
 /// `q` quanta at `rate_bps`: q·512 / R_mac.
 pub fn pause_span(quanta: u64, rate_bps: u64) -> Span {

@@ -36,14 +36,6 @@ impl Phy {
             Phy::Gbe => 1_000_000_000,
         }
     }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phy::Lan10g => "10g_lan",
-            Phy::Wan10g => "10g_wan",
-            Phy::Gbe => "1g",
-        }
-    }
 }
 
 impl FromStr for Phy {
@@ -59,6 +51,7 @@ impl FromStr for Phy {
 }
 
 /// `L2 = max(L3 + 18 + 4·vlan, 64)`.
+#[inline]
 pub fn l2_bytes(l3_bytes: u64, vlan: bool) -> u64 {
     (l3_bytes + MAC_OVERHEAD_BYTES + if vlan { VLAN_TAG_BYTES } else { 0 }).max(MIN_FRAME_BYTES)
 }

@@ -31,12 +31,7 @@ const XON_BELOW_XOFF: u64 = 64 << 10;
 const PAUSE_QUANTA: u32 = 65_535;
 const REACT_QUANTA: u32 = 60;
 /// spec 04 §2.7 NIC profiles: (name, has a rate cap).
-pub const NIC_PROFILES: &[(&str, bool)] = &[("chelsio_t110", true), ("chelsio_n110", true), ("intel_pro10gbe_sr", false)];
-
-/// Does a resolved host have the spec 04 NIC pipeline?
-pub fn has_pipeline(n: &NodeSpec) -> bool {
-    n.kind == NodeKind::Host && n.nic.is_some()
-}
+const NIC_PROFILES: &[(&str, bool)] = &[("chelsio_t110", true), ("chelsio_n110", true), ("intel_pro10gbe_sr", false)];
 
 /// Fills in `nic`, `bus` and `fc` on every node (after hosts, links and qdiscs).
 pub fn resolve_host_nics(nodes: &mut [NodeSpec], links: &[LinkSpec], ctx: &Ctx) -> Result<(), InputError> {
@@ -87,23 +82,20 @@ pub fn resolve_host_nics(nodes: &mut [NodeSpec], links: &[LinkSpec], ctx: &Ctx) 
     Ok(())
 }
 
-fn fc_has(fc: &FcSpec, key: &str) -> bool {
-    match key {
-        "headroom" => fc.headroom.is_some(),
-        "xoff" => fc.xoff.is_some(),
-        "xon" => fc.xon.is_some(),
-        "pause_quanta" => fc.pause_quanta.is_some(),
-        "refresh" => fc.refresh.is_some(),
-        _ => false,
-    }
-}
-
+/// `fc` of a port that does not generate PAUSE: the generator's keys are errors.
 fn resolve_honour_only(fc: &mut FcSpec, at: &dyn Fn(&str) -> String, ctx: &Ctx) -> Result<(), InputError> {
     fc.send = Some(false);
     fc.honour.get_or_insert(false);
     fc.react_quanta.get_or_insert(REACT_QUANTA);
-    for key in ["headroom", "xoff", "xon", "pause_quanta", "refresh"] {
-        if fc_has(fc, key) {
+    let generator_keys = [
+        ("headroom", fc.headroom.is_some()),
+        ("xoff", fc.xoff.is_some()),
+        ("xon", fc.xon.is_some()),
+        ("pause_quanta", fc.pause_quanta.is_some()),
+        ("refresh", fc.refresh.is_some()),
+    ];
+    for (key, given) in generator_keys {
+        if given {
             return Err(ctx.err(at(&format!("fc.{key}")), "applies to a PAUSE generator: a host with fc.send = true"));
         }
     }
@@ -173,12 +165,11 @@ fn resolve_bus(b: &mut BusSpec, at: &dyn Fn(&str) -> String, ctx: &Ctx) -> Resul
 
 #[allow(clippy::too_many_arguments)]
 fn resolve_fc(fc: &mut FcSpec, rate_bps: u64, mtu_wire: u64, d_prop: Span, rx_fifo: u64, at: &dyn Fn(&str) -> String, ctx: &Ctx) -> Result<(), InputError> {
-    let send = *fc.send.get_or_insert(false);
-    fc.honour.get_or_insert(false);
-    let react = *fc.react_quanta.get_or_insert(REACT_QUANTA);
-    if !send {
+    if fc.send != Some(true) {
         return resolve_honour_only(fc, at, ctx);
     }
+    fc.honour.get_or_insert(false);
+    let react = *fc.react_quanta.get_or_insert(REACT_QUANTA);
     let quanta = *fc.pause_quanta.get_or_insert(PAUSE_QUANTA);
     if quanta == 0 || quanta > 65_535 {
         return Err(ctx.err(at("fc.pause_quanta"), format!("expected 1 to 65535 quanta (a 16-bit pause_time), got {quanta}")));
@@ -200,11 +191,10 @@ fn resolve_fc(fc: &mut FcSpec, rate_bps: u64, mtu_wire: u64, d_prop: Span, rx_fi
     Ok(())
 }
 
-/// The built pipeline of a resolved host with one.
+/// The built pipeline of a resolved host with one (only hosts keep a `nic` table).
 pub fn nic_config(n: &NodeSpec) -> Option<NicConfig> {
-    let x = n.nic.as_ref().filter(|_| has_pipeline(n))?;
+    let x = n.nic.as_ref()?;
     let b = n.bus.as_ref()?;
-    let rate_bps = n.nic_rate.map_or(0, |r| r.bps());
     let bus = (b.model.as_deref() != Some("none")).then(|| BusConfig {
         rate_bps: (b.rate.unwrap_or(R_BUS).bps() as f64 * b.efficiency.unwrap_or(ETA_BUS)).round() as u64,
         o_rx_bytes: b.o_rx.unwrap_or(O_RX).bytes(),
@@ -212,7 +202,8 @@ pub fn nic_config(n: &NodeSpec) -> Option<NicConfig> {
     });
     let cap_min = x.tx_rate_cap_min.unwrap_or(CAP_MIN).bps();
     let cap = x.tx_rate_cap.map(|c| RateCapConfig {
-        cap_bps: c.bps().max(cap_min).min(rate_bps.max(1)),
+        // Raised to the lowest settable cap; above the NIC rate is refused at load.
+        cap_bps: c.bps().max(cap_min),
         burst_frames: if x.tx_pacing.as_deref() == Some("burst_k") { x.tx_pacing_k.unwrap_or(1) } else { 1 },
     });
     let fc = n.fc.as_ref().filter(|f| f.send == Some(true));

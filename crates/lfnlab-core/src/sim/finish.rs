@@ -226,7 +226,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                     bus_busy_fraction: n.bus.as_ref().map(|b| b.busy.as_secs_f64() / duration.max(1e-12)),
                     pause_xoff_sent: g.map_or(0, |g| g.sent_xoff),
                     pause_xon_sent: g.map_or(0, |g| g.sent_xon),
-                    tx_rate_cap_bps: n.cap_bps,
+                    tx_rate_cap_bps: n.tx.cap.as_ref().map(|c| c.cfg.cap_bps),
                     tx_rate_cap_clamped: n.cap_clamped,
                 })
             })

@@ -20,7 +20,6 @@ pub struct PortFc {
     pub quantum: Span,
     /// A PAUSE frame waiting for the transmitter (the latest request wins).
     pub pending: Option<u16>,
-    pub sent: u64,
 }
 
 impl PortFc {
@@ -30,7 +29,6 @@ impl PortFc {
             react: pause_span(honour_react_quanta.unwrap_or(0) as u64, rate_bps),
             quantum: pause_span(1, rate_bps),
             pending: None,
-            sent: 0,
         }
     }
 }
@@ -98,7 +96,9 @@ impl World {
     /// and the next TX DMA.
     pub(super) fn nic_tx_advance(&mut self, h: u32, port: u32) {
         let now = self.now;
-        self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.settle(now);
+        if self.ports[port as usize].busy_until <= now {
+            self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.complete();
+        }
         let mut moved = false;
         loop {
             let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
@@ -157,14 +157,9 @@ impl World {
             self.ports[port as usize].wake(ready, port, &mut self.events);
             return;
         }
-        let p = &self.ports[port as usize];
-        let (framing, rate) = (p.framing_bytes as u64, p.rate_bps);
-        let head_l2 = nic.tx.head_l2().expect("a frame is ready");
-        let wire = head_l2 + framing;
-        let end = now + Span::serialization(wire, rate);
-        let pkt = nic.tx.start(now, end, wire);
+        let wire = nic.tx.head_l2().expect("a frame is ready") + self.ports[port as usize].framing_bytes as u64;
+        let pkt = nic.tx.start(now, wire);
         let busy_until = self.put_on_wire(port, &pkt);
-        debug_assert_eq!(busy_until, end);
         // Always wake by the end: TX completion frees a descriptor and FIFO room.
         self.ports[port as usize].wake(busy_until, port, &mut self.events);
     }
@@ -191,9 +186,6 @@ impl World {
         let ch = &mut self.channels[p.channel as usize];
         let pkt = Packet::pause(p.node, ch.to, q);
         p.busy_until = now + Span::serialization(PAUSE_L2_BYTES + p.framing_bytes as u64, p.rate_bps);
-        if let Some(fc) = p.fc.as_mut() {
-            fc.sent += 1;
-        }
         self.books.control_frames_on_links += 1;
         self.books.control_bytes_on_links += pkt.l3_bytes as u64;
         let arrival = p.busy_until + ch.delay;

@@ -499,12 +499,7 @@ impl World {
                     self.hosts[h as usize].io.on_gap(frame_bytes(wire_bytes, frames, ipg), wire_bytes, frames);
                 }
             }
-            Dequeue::WaitUntil(t) => {
-                if p.wake_at.is_none_or(|w| w > t) {
-                    p.wake_at = Some(t);
-                    self.events.push(t, Event::PortWake(port));
-                }
-            }
+            Dequeue::WaitUntil(t) => p.wake(t, port, &mut self.events),
             Dequeue::Empty => {}
         }
     }

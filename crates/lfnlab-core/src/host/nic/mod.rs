@@ -26,8 +26,6 @@ pub struct HostNic {
     pub tx: TxPath,
     /// RX FIFO PAUSE generator when `fc.send` is on (spec 04 §2.5).
     pub xoff: Option<XoffGenerator>,
-    /// The effective rate cap in bit/s (after clamping to `tx_rate_cap_min`), if any.
-    pub cap_bps: Option<u64>,
     /// The requested cap was below `tx_rate_cap_min` and was raised to it.
     pub cap_clamped: bool,
 }
@@ -39,7 +37,6 @@ impl HostNic {
             rx: RxPath::new(cfg.rx_fifo_bytes, cfg.rx_descriptors),
             tx: TxPath::new(cfg.tx_fifo_bytes, cfg.tx_descriptors, cfg.cap),
             xoff: cfg.xoff.map(XoffGenerator::new),
-            cap_bps: cfg.cap.map(|c| c.cap_bps),
             cap_clamped: cfg.cap_clamped,
         }
     }

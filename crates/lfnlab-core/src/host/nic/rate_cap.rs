@@ -27,13 +27,14 @@ pub struct RateCap {
 impl RateCap {
     pub fn new(cfg: RateCapConfig) -> RateCap {
         debug_assert!(cfg.cap_bps > 0 && cfg.burst_frames > 0);
-        RateCap { cfg, burst_start: SimTime::ZERO, burst_frames: 0, burst_budget: Span::ZERO }
+        // An empty, finished burst at time 0: the first frame may start at once.
+        RateCap { cfg, burst_start: SimTime::ZERO, burst_frames: cfg.burst_frames, burst_budget: Span::ZERO }
     }
 
     /// The earliest time the next frame may start.
     #[inline]
     pub fn next_start(&self) -> SimTime {
-        if self.burst_frames == 0 || self.burst_frames < self.cfg.burst_frames {
+        if self.burst_frames < self.cfg.burst_frames {
             SimTime::ZERO
         } else {
             self.burst_start + self.burst_budget
@@ -44,7 +45,7 @@ impl RateCap {
     #[inline]
     pub fn on_start(&mut self, now: SimTime, wire_bytes: u64) {
         debug_assert!(now >= self.next_start(), "the cap was respected");
-        if self.burst_frames == 0 || self.burst_frames >= self.cfg.burst_frames {
+        if self.burst_frames >= self.cfg.burst_frames {
             self.burst_start = now;
             self.burst_frames = 0;
             self.burst_budget = Span::ZERO;

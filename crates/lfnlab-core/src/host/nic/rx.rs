@@ -84,11 +84,6 @@ impl RxPath {
     pub fn fifo_frames(&self) -> u64 {
         self.fifo.len() as u64
     }
-
-    /// L3 bytes of the frames in the FIFO (conservation).
-    pub fn fifo_l3_bytes(&self) -> u64 {
-        self.fifo.iter().map(|p| p.l3_bytes as u64).sum()
-    }
 }
 
 #[cfg(test)]

@@ -30,8 +30,8 @@ pub struct TxPath {
     /// Descriptors in use: posted until TX completion.
     ring_used: u32,
     dma_busy: bool,
-    /// The frame on the wire: (end of transmission, L2 bytes).
-    on_wire: Option<(SimTime, u64)>,
+    /// L2 bytes of the frame on the wire.
+    on_wire: Option<u64>,
     pub cap: Option<RateCap>,
     pub stats: TxStats,
 }
@@ -52,14 +52,11 @@ impl TxPath {
         }
     }
 
-    /// TX completion of the frame on the wire once `now` has reached its end.
-    pub fn settle(&mut self, now: SimTime) {
-        if let Some((end, l2)) = self.on_wire {
-            if end <= now {
-                self.on_wire = None;
-                self.fifo_bytes -= l2;
-                self.ring_used -= 1;
-            }
+    /// TX completion: the frame on the wire (if any) has left the MAC.
+    pub fn complete(&mut self) {
+        if let Some(l2) = self.on_wire.take() {
+            self.fifo_bytes -= l2;
+            self.ring_used -= 1;
         }
     }
 
@@ -111,14 +108,14 @@ impl TxPath {
         self.fifo.front().map(|p| p.l2_bytes())
     }
 
-    /// The MAC starts the head frame at `now`; it ends at `end`.
-    pub fn start(&mut self, now: SimTime, end: SimTime, wire_bytes: u64) -> Packet {
+    /// The MAC starts the head frame, `wire_bytes` long, at `now`.
+    pub fn start(&mut self, now: SimTime, wire_bytes: u64) -> Packet {
         debug_assert!(self.on_wire.is_none(), "one frame on the wire at a time");
         let pkt = self.fifo.pop_front().expect("a frame in the FIFO");
         if let Some(c) = self.cap.as_mut() {
             c.on_start(now, wire_bytes);
         }
-        self.on_wire = Some((end, pkt.l2_bytes()));
+        self.on_wire = Some(pkt.l2_bytes());
         self.stats.frames += 1;
         pkt
     }
@@ -126,10 +123,6 @@ impl TxPath {
     /// Frames held between the qdisc and the wire (posted or in the FIFO).
     pub fn frames_held(&self) -> u64 {
         (self.posted.len() + self.fifo.len()) as u64
-    }
-
-    pub fn ring_used(&self) -> u32 {
-        self.ring_used
     }
 }
 
@@ -151,11 +144,10 @@ mod tests {
         }
         assert_eq!(tx.dma_candidate(), None, "the FIFO holds two frames");
         assert_eq!(tx.ready_at(), Some(SimTime::ZERO));
-        tx.start(SimTime(0), SimTime(100), 1538);
+        tx.start(SimTime(0), 1538);
         assert_eq!(tx.dma_candidate(), None, "the frame on the wire keeps its FIFO space");
-        tx.settle(SimTime(99));
         assert!(!tx.has_descriptor());
-        tx.settle(SimTime(100));
+        tx.complete();
         assert!(tx.has_descriptor(), "TX completion frees the descriptor");
         assert_eq!(tx.dma_candidate(), Some(1518));
         assert_eq!(tx.frames_held(), 2);
