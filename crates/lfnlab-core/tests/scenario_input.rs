@@ -953,3 +953,32 @@ fn ten_gigabit_host_keys() {
     assert_err(load(&host("fc = { send = true, pause_quanta = 70000 }")), "test.toml", "node[0].fc.pause_quanta", "16-bit");
     assert_err(load(&host("nic = {}\nqdisc = { kind = \"ipg\" }\npacing = { kind = \"off\" }")), "test.toml", "node[0].qdisc.kind", "cancel the NIC's own XOFF");
 }
+
+/// spec 04 §2.7: `node.cpu` fills every default, takes the interrupt settings
+/// from the NIC profile, and names the key of every bad value.
+#[test]
+fn host_cpu_keys() {
+    let host = |keys: &str| edit("name = \"a\"\nkind = \"host\"\n", &format!("name = \"a\"\nkind = \"host\"\n{keys}\n"));
+    let s = load(&host("cpu = {}")).unwrap();
+    let n = &s.node[0];
+    let c = n.cpu.as_ref().unwrap();
+    assert_eq!((c.freq, c.cores, c.irq_core, c.app_core, c.jitter), (Some(2.2), Some(2), Some(0), Some(0), Some(0.05)));
+    assert_eq!((c.c_seg_tx, c.c_seg_rx, c.c_ack_rx, c.c_ack_tx, c.c_copy_rx), (Some(4000.0), Some(4500.0), Some(2500.0), Some(1500.0), Some(1.2)));
+    assert_eq!((c.c_irq, c.k_irq, c.t_irq.unwrap().span()), (Some(2000.0), Some(16), Span::from_us(10)));
+    assert_eq!(c.write_size.unwrap().bytes(), 128 << 10);
+    assert!(n.nic.is_some() && n.bus.is_some(), "a CPU host gets the NIC pipeline");
+    assert_eq!(load(&to_toml(&s)).unwrap(), s, "resolving twice changes nothing");
+    let intel = load(&host("nic = { profile = \"intel_pro10gbe_sr\" }\ncpu = { k_irq = 1 }")).unwrap();
+    let c = intel.node[0].cpu.as_ref().unwrap();
+    assert_eq!((c.c_irq, c.k_irq, c.t_irq.unwrap().span()), (Some(4000.0), Some(1), Span::from_us(50)));
+    assert_err(load(&host("cpu = { cores = 0 }")), "test.toml", "node[0].cpu.cores", "1 to 16 cores");
+    assert_err(load(&host("cpu = { app_core = 2 }")), "test.toml", "node[0].cpu.app_core", "below cpu.cores (2)");
+    assert_err(load(&host("cpu = { freq = -1.0 }")), "test.toml", "node[0].cpu.freq", "GHz");
+    assert_err(load(&host("cpu = { jitter = 1.0 }")), "test.toml", "node[0].cpu.jitter", "[0, 1)");
+    assert_err(load(&host("cpu = { c_seg_rx = -5.0 }")), "test.toml", "node[0].cpu.c_seg_rx", "at least 0");
+    assert_err(load(&host("cpu = { k_irq = 0 }")), "test.toml", "node[0].cpu.k_irq", "at least 1 frame");
+    assert_err(load(&host("cpu = { read_size = \"0B\" }")), "test.toml", "node[0].cpu.read_size", "at least 1 B");
+    assert_err(load(&host("cpu = { clock = 3 }")), "test.toml", "node[0].cpu.clock", "\"freq\"");
+    let router = edit("name = \"r\"\nkind = \"router\"\n", "name = \"r\"\nkind = \"router\"\ncpu = {}\n");
+    assert_err(load(&router), "test.toml", "node[1].cpu", "hosts only");
+}

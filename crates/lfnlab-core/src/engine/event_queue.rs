@@ -32,6 +32,10 @@ pub enum Event {
     NicTxDma(u32),
     /// A host NIC's PAUSE refresh timer (spec 04 §2.5 rule 2).
     PauseRefresh(u32),
+    /// A host CPU core finished its work item (spec 04 §2.7): host × 16 + core.
+    CpuDone(u32),
+    /// A host NIC's interrupt-coalescing delay ran out (spec 04 §2.7 rule 2).
+    IrqTimer(u32),
 }
 
 impl Event {
@@ -48,6 +52,8 @@ impl Event {
             Event::NicRxDma(i) => (8, i),
             Event::NicTxDma(i) => (9, i),
             Event::PauseRefresh(i) => (10, i),
+            Event::CpuDone(i) => (11, i),
+            Event::IrqTimer(i) => (12, i),
         }
     }
 }

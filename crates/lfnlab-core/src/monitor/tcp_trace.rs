@@ -116,7 +116,7 @@ columns!(
     bytes_in_flight: u64, snd_una: u64, snd_nxt: u64, snd_max: u64, rwnd: u64, rcv_wnd: u64, m_used: u64,
     pacing_rate: f64, delivery_rate: f64, ca_state: String, dupacks: u64, sack_blocks: u64,
     retrans: u64, fast_retrans: u64, rtos: u64, send_stalls: u64, cwr_entries: u64, dsacks: u64,
-    bytes_acked: u64, bytes_read: u64, rounds: u64, snd_lim: String,
+    bytes_acked: u64, bytes_read: u64, bytes_written: u64, rounds: u64, snd_lim: String,
     lim_cwnd_s: f64, lim_rwnd_s: f64, lim_application_s: f64, lim_stall_s: f64, lim_pacing_s: f64,
     cwnd_min: f64, cwnd_max: f64, in_flight_min: u64, in_flight_max: u64,
 );
@@ -163,6 +163,8 @@ impl TcpColumns {
         self.dsacks.push(snd.stats.dsacks);
         self.bytes_acked.push(snd.stats.bytes_acked);
         self.bytes_read.push(r.rcv.bytes_read);
+        // spec 04 §2.13 `app_tx_rate`: bytes the sender's application handed over.
+        self.bytes_written.push(snd.app_written);
         self.rounds.push(snd.stats.rounds);
         self.snd_lim.push(snd.snd_lim.name().to_string());
         let lt = snd.lim_time_at(now);

@@ -26,6 +26,7 @@ pub struct Summary {
     /// Per host with the spec 04 NIC pipeline: FIFOs, rings, bus, PAUSE sent, rate cap.
     pub host_nics: Vec<HostNicSummary>,
     /// Per port that honours PAUSE (spec 04 §2.5): PAUSE received and time paused.
+    pub host_cpus: Vec<HostCpuSummary>,
     pub pause_ports: Vec<PausePortSummary>,
     /// Per interface with the Quick-Start function: its counters (spec 02 §2.5.7).
     pub quickstart_interfaces: Vec<QsInterfaceSummary>,
@@ -195,6 +196,43 @@ pub struct HostNicSummary {
     /// whether the request was raised to `tx_rate_cap_min`.
     pub tx_rate_cap_bps: Option<u64>,
     pub tx_rate_cap_clamped: bool,
+}
+
+/// A host CPU (spec 04 §2.7, §2.13): counters and per-core time by category.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HostCpuSummary {
+    pub host: String,
+    pub freq_ghz: f64,
+    /// Width of the per-core bins, s.
+    pub bin_s: f64,
+    pub interrupts: u64,
+    /// NAPI polls (each up to 64 frames).
+    pub polls: u64,
+    /// Received frames processed, TX completions cleaned, packets built.
+    pub rx_frames: u64,
+    pub tx_cleaned: u64,
+    pub packets_built: u64,
+    /// Application write() and read() calls and the payload bytes they moved.
+    pub writes: u64,
+    pub reads: u64,
+    pub bytes_written: u64,
+    pub bytes_read: u64,
+    pub cores: Vec<CoreSummary>,
+}
+
+/// One core: fractions of the run by category, and busy seconds per bin.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CoreSummary {
+    pub core: u32,
+    pub user: f64,
+    pub system: f64,
+    pub softirq: f64,
+    pub idle: f64,
+    /// Work items served.
+    pub items: u64,
+    pub bins_user_s: Vec<f64>,
+    pub bins_system_s: Vec<f64>,
+    pub bins_softirq_s: Vec<f64>,
 }
 
 /// A port that honours PAUSE.

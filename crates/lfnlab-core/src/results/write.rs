@@ -223,6 +223,7 @@ mod tests {
             hosts: Vec::new(),
             nics: Vec::new(),
             host_nics: Vec::new(),
+            host_cpus: Vec::new(),
             pause_ports: Vec::new(),
             quickstart_interfaces: Vec::new(),
             ttl_drops: 0,

@@ -1,7 +1,7 @@
 //! `node.nic`, `node.bus` and `node.fc`: the ten-gigabit end host of spec 04
 //! §2.4–2.6, with every default filled in, and the built configurations.
 //!
-//! A host gets the NIC pipeline when it has a `nic` or `bus` table or
+//! A host gets the NIC pipeline when it has a `nic`, `bus` or `cpu` table or
 //! `fc.send = true`; otherwise it keeps the ideal NIC of spec 06 §5 (every
 //! earlier chapter's scenarios are unchanged).
 
@@ -55,7 +55,7 @@ pub fn resolve_host_nics(nodes: &mut [NodeSpec], links: &[LinkSpec], ctx: &Ctx) 
             continue;
         }
         let sends = n.fc.as_ref().is_some_and(|f| f.send == Some(true));
-        if n.nic.is_none() && n.bus.is_none() && !sends {
+        if n.nic.is_none() && n.bus.is_none() && !sends && n.cpu.is_none() {
             if let Some(fc) = &mut n.fc {
                 resolve_honour_only(fc, &at, ctx)?;
             }

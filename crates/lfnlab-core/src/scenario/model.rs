@@ -103,6 +103,8 @@ pub struct NodeSpec {
     pub bus: Option<BusSpec>,
     /// 802.3x flow control of the node's ports (spec 04 §2.5); off unless given.
     pub fc: Option<FcSpec>,
+    /// The host CPU of spec 04 §2.7 (implies the NIC pipeline); off unless given.
+    pub cpu: Option<CpuSpec>,
 }
 
 /// `node.nic` (spec 04 §2.4, §2.6, §2.7 NIC profiles).
@@ -166,6 +168,48 @@ pub struct FcSpec {
     pub refresh: Option<TimeSpan>,
     /// Reaction delay of a port receiving PAUSE, quanta, default 60.
     pub react_quanta: Option<u32>,
+}
+
+/// `node.cpu`: the host CPU (spec 04 §2.7). Costs are in cycles (per item,
+/// or per byte for the copy and checksum costs); `c_irq`, `k_irq` and `t_irq`
+/// default to the NIC profile's.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CpuSpec {
+    /// Clock in GHz, default 2.2.
+    pub freq: Option<f64>,
+    /// Cores, default 2.
+    pub cores: Option<u32>,
+    /// Core taking NIC interrupts and softirq work, default 0.
+    pub irq_core: Option<u32>,
+    /// Core running the applications, default 0 (the same core).
+    pub app_core: Option<u32>,
+    /// Each item's cost × U[1 − jitter, 1 + jitter], default 0.05.
+    pub jitter: Option<f64>,
+    pub c_irq: Option<f64>,
+    pub c_seg_tx: Option<f64>,
+    pub c_txc: Option<f64>,
+    pub c_ack_rx: Option<f64>,
+    pub c_sack_blk: Option<f64>,
+    pub c_sack_walk: Option<f64>,
+    pub c_seg_rx: Option<f64>,
+    pub c_ack_tx: Option<f64>,
+    pub c_copy_tx: Option<f64>,
+    pub c_copy_rx: Option<f64>,
+    pub c_csum: Option<f64>,
+    pub c_syscall: Option<f64>,
+    pub c_app: Option<f64>,
+    pub c_mem: Option<f64>,
+    /// Interrupt coalescing: frames, default from the NIC profile.
+    pub k_irq: Option<u32>,
+    /// Interrupt coalescing: delay, default from the NIC profile.
+    pub t_irq: Option<TimeSpan>,
+    /// The application's write() size w, default 128 KiB (spec 04 §2.8).
+    pub write_size: Option<ByteSize>,
+    /// The application's read() size r, default 128 KiB.
+    pub read_size: Option<ByteSize>,
+    /// Bin of the per-core accounting in the summary, default 1 s (spec 04 §2.13).
+    pub bin: Option<TimeSpan>,
 }
 
 /// Sender pacing (spec 06 §4.3 rate; §5.3 who enforces it).

@@ -44,6 +44,7 @@ pub fn resolve(mut s: Scenario, origin: &str) -> Result<Scenario, InputError> {
     resolve_host_qdiscs(&mut s.node, &s.flow, &ctx)?;
     super::host_memory::resolve_memory(&mut s.node, &ctx)?;
     super::host_nic::resolve_host_nics(&mut s.node, &s.link, &ctx)?;
+    super::host_cpu::resolve_host_cpus(&mut s.node, &s.flow, &ctx)?;
     resolve_monitors(&mut s.monitor, &graph, &ctx)?;
     Ok(s)
 }

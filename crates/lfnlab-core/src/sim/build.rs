@@ -7,6 +7,7 @@ use super::world::{FlowEnds, Host, Loss, NodeRole, Port, TcpFlow, World};
 use crate::apps::udp_cbr::{UdpCbr, UdpQs};
 use crate::engine::event_queue::Event;
 use crate::engine::rng::Stream;
+use crate::host::cpu::HostCpu;
 use crate::engine::time::{SimTime, Span};
 use crate::error::Error;
 use crate::host::cc;
@@ -170,8 +171,13 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             let h = w.hosts.len() as u32;
             port_specs[port as usize].host = Some(h);
             let io = HostIo::new(nd.name.clone(), scenario::memory_model(nd));
-            let nic = scenario::nic_config(nd).map(|c| Box::new(HostNic::new(&c)));
-            w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None, nic });
+            let mut nic = scenario::nic_config(nd).map(|c| Box::new(HostNic::new(&c)));
+            let cpu = scenario::cpu_config(nd).map(|(c, bin)| Box::new(HostCpu::new(c, bin, Stream::derive(seed, &format!("node[{i}].cpu")))));
+            if let (Some(n), Some(_)) = (nic.as_mut(), cpu.as_ref()) {
+                // spec 04 §2.7 rule 2: the poll loop frees transmitted frames' descriptors.
+                n.tx.reclaim_by_cpu = true;
+            }
+            w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None, nic, cpu });
             w.nodes.push(NodeRole::Host(h));
         } else {
             w.nodes.push(NodeRole::Forwarder);
@@ -234,6 +240,14 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     w.traces.push(ConnTrace::new(fi as u32, snd, rcv, bin, SimTime::ZERO));
                     Some(w.traces.len() as u32 - 1)
                 };
+                // spec 04 §2.7 rules 3–4: at a host with a CPU model the
+                // application's write() and read() calls move the data.
+                init.snd.external_writer = w.hosts[ha as usize].cpu.is_some();
+                for (sock, h) in [(&mut init, ha), (&mut acc, hb)] {
+                    if w.hosts[h as usize].cpu.is_some() {
+                        sock.rcv.enable_reader();
+                    }
+                }
                 w.push_socket_pair(init, acc, (ha, hb), trace_idx);
                 w.flows.push(FlowEnds::Tcp(TcpFlow { initiator: si, acceptor: si + 1, start, app }));
                 // spec 03 §2.1: a sending host's burstiness in windows of its first flow's base RTT.

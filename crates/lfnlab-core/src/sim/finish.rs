@@ -13,11 +13,12 @@ use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
 use crate::monitor::packet_capture::PacketsColumns;
 use crate::net::drop::DropCause;
 use crate::net::proc_stage::ProcStats;
-use crate::engine::time::SimTime;
+use crate::engine::time::{SimTime, Span};
+use crate::host::cpu::HostCpu;
 use crate::host::tcp::socket::TcpSocket;
 use crate::results::table::{Column, Table};
 use crate::scenario::model::FlowSpec;
-use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
+use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, HostCpuSummary, CoreSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -80,7 +81,8 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     let on_links_frames: u64 = w.channels.iter().map(|c| c.frames_on_link()).sum::<u64>() - b.control_frames_on_links;
     let on_links_bytes: u64 = w.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>() - b.control_bytes_on_links;
     // Frames in a host NIC's rings and FIFOs are still queued at that host (spec 04 §2.3).
-    let in_nics: u64 = w.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum();
+    let in_nics: u64 = w.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum::<u64>()
+        + w.hosts.iter().filter_map(|h| h.cpu.as_ref()).map(|c| c.rx_frames_held()).sum::<u64>();
     let queued_frames: u64 = w.ports.iter().map(|p| p.qdisc.stats().packets).sum::<u64>() + in_nics;
     let mut problems = Vec::new();
     if queued_frames != b.queued_frames {
@@ -133,8 +135,8 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                         f.name, snd.snd.snd_una, rcv.rcv.rcv_nxt, snd.snd.snd_max
                     ));
                 }
-                if rcv.rcv.bytes_read != rcv.rcv.rcv_nxt {
-                    problems.push(format!("flow {}: bytes read {} ≠ rcv_nxt {}", f.name, rcv.rcv.bytes_read, rcv.rcv.rcv_nxt));
+                if rcv.rcv.bytes_read + rcv.rcv.readable() != rcv.rcv.rcv_nxt {
+                    problems.push(format!("flow {}: bytes read {} + unread {} ≠ rcv_nxt {}", f.name, rcv.rcv.bytes_read, rcv.rcv.readable(), rcv.rcv.rcv_nxt));
                 }
                 let st = snd.snd.stats;
                 FlowSummary {
@@ -231,6 +233,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                 })
             })
             .collect(),
+        host_cpus: w.hosts.iter().filter_map(|h| Some(cpu_summary(&h.io.name, h.cpu.as_ref()?, end))).collect(),
         pause_ports: w
             .ports
             .iter()
@@ -415,5 +418,46 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
             mean_object_bytes: stats.mean_object_bytes,
             median_object_bytes: stats.median_object_bytes,
         }),
+    }
+}
+
+/// A host CPU over the run (spec 04 §2.13 CPU per core and category).
+fn cpu_summary(host: &str, c: &HostCpu, end: SimTime) -> HostCpuSummary {
+    let run = end.since(SimTime::ZERO).as_secs_f64().max(1e-12);
+    let cores = c
+        .cores
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let f = |s: Span| s.as_secs_f64() / run;
+            let (user, system, softirq) = (f(k.busy.user), f(k.busy.system), f(k.busy.softirq));
+            CoreSummary {
+                core: i as u32,
+                user,
+                system,
+                softirq,
+                idle: (1.0 - user - system - softirq).max(0.0),
+                items: k.items,
+                bins_user_s: k.bins.iter().map(|b| b.user.as_secs_f64()).collect(),
+                bins_system_s: k.bins.iter().map(|b| b.system.as_secs_f64()).collect(),
+                bins_softirq_s: k.bins.iter().map(|b| b.softirq.as_secs_f64()).collect(),
+            }
+        })
+        .collect();
+    let st = c.stats;
+    HostCpuSummary {
+        host: host.to_string(),
+        freq_ghz: c.cfg.freq_ghz,
+        bin_s: c.bin.as_secs_f64(),
+        interrupts: c.irq.irqs,
+        polls: st.polls,
+        rx_frames: st.rx_frames,
+        tx_cleaned: st.tx_cleaned,
+        packets_built: st.packets_built,
+        writes: st.writes,
+        reads: st.reads,
+        bytes_written: st.bytes_written,
+        bytes_read: st.bytes_read,
+        cores,
     }
 }

@@ -2,6 +2,8 @@
 
 pub mod build;
 pub mod finish;
+mod cpu;
+pub use cpu::MAX_CORES;
 mod nic;
 pub mod web;
 pub mod world;

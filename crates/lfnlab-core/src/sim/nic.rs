@@ -75,17 +75,27 @@ impl World {
         let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
         let pkt = nic.rx.dma_done();
         let level = nic.rx.fifo_bytes();
-        let pause = nic.xoff.as_mut().and_then(|g| g.on_level(now, level));
-        // No CPU model: the host processes the frame at once and the
-        // descriptor is refilled (spec 04 §2.7 adds the CPU's delay here).
-        nic.rx.release_descriptor();
+        if let Some(q) = nic.xoff.as_mut().and_then(|g| g.on_level(now, level)) {
+            self.request_pause(h, q);
+        }
+        if self.hosts[h as usize].cpu.is_some() {
+            // The CPU processes the frame later (spec 04 §2.7); its descriptor stays held.
+            self.cpu_rx_ready(h, pkt);
+            self.nic_rx_dma_start(h);
+        } else {
+            // No CPU model: the host processes the frame at once.
+            self.nic_rx_processed(h, pkt);
+        }
+    }
+
+    /// The host processed a received frame: its descriptor is refilled, the
+    /// next DMA may start, and TCP takes the frame.
+    pub(super) fn nic_rx_processed(&mut self, h: u32, pkt: Packet) {
+        self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").rx.release_descriptor();
         self.books.queued_frames -= 1;
         self.books.queued_bytes -= pkt.l3_bytes as u64;
         self.books.delivered_frames += 1;
         self.books.delivered_bytes += pkt.l3_bytes as u64;
-        if let Some(q) = pause {
-            self.request_pause(h, q);
-        }
         self.nic_rx_dma_start(h);
         self.host_receive(h, pkt);
     }
@@ -96,8 +106,9 @@ impl World {
     /// and the next TX DMA.
     pub(super) fn nic_tx_advance(&mut self, h: u32, port: u32) {
         let now = self.now;
-        if self.ports[port as usize].busy_until <= now {
-            self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.complete();
+        if self.ports[port as usize].busy_until <= now && self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.complete() && self.hosts[h as usize].cpu.is_some() {
+            // The CPU cleans the completion later (spec 04 §2.7 rule 2).
+            self.cpu_tx_completed(h);
         }
         let mut moved = false;
         loop {

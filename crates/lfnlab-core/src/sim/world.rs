@@ -25,6 +25,7 @@ use crate::apps::request_response::{RequestResponse, ServerAction};
 use crate::apps::udp_cbr::UdpCbr;
 use crate::quickstart::option::OPT_BYTES;
 use crate::quickstart::router::QsRouter;
+use crate::host::cpu::HostCpu;
 use crate::host::nic::HostNic;
 use super::nic::PortFc;
 
@@ -146,6 +147,8 @@ pub struct Host {
     pub busy: Option<BusyIdle>,
     /// The NIC pipeline of spec 04 §2.4–2.6, if the host has one.
     pub nic: Option<Box<HostNic>>,
+    /// The CPU model of spec 04 §2.7 (needs the NIC pipeline).
+    pub cpu: Option<Box<HostCpu>>,
 }
 
 /// A TCP flow's two endpoints.
@@ -243,6 +246,8 @@ pub struct World {
     pub books: Books,
     /// Frames dropped by a routing hop because their IP TTL ran out.
     pub ttl_drops: u64,
+    /// Application flags per socket at CPU hosts (`sim::cpu::APP_*`).
+    pub cpu_app: Vec<u8>,
     /// Scratch buffer for packets produced by a socket (reused, no allocation).
     pub(super) out: Vec<Packet>,
 }
@@ -279,6 +284,7 @@ impl World {
             tcp_cols: TcpColumns::default(),
             books: Books::default(),
             ttl_drops: 0,
+            cpu_app: Vec::new(),
             out: Vec::with_capacity(64),
         }
     }
@@ -310,6 +316,8 @@ impl World {
                 Event::NicRxDma(h) => self.on_nic_rx_dma(h),
                 Event::NicTxDma(h) => self.on_nic_tx_dma(h),
                 Event::PauseRefresh(h) => self.on_pause_refresh(h),
+                Event::CpuDone(i) => self.on_cpu_done(i / super::cpu::MAX_CORES, i % super::cpu::MAX_CORES),
+                Event::IrqTimer(h) => self.on_irq_timer(h),
             }
         }
         self.now = self.end;
@@ -594,12 +602,13 @@ impl World {
                     }
                 }
                 self.pump(s);
+                self.cpu_app_wake(s);
             }
         }
     }
 
     /// The socket a TCP packet is for (`receiving`) or came from.
-    fn packet_socket(&self, pkt: &Packet, receiving: bool) -> Option<u32> {
+    pub(super) fn packet_socket(&self, pkt: &Packet, receiving: bool) -> Option<u32> {
         if pkt.kind != PacketKind::Tcp {
             return None;
         }
@@ -621,6 +630,7 @@ impl World {
         self.socket_host.extend([hosts.0, hosts.1]);
         self.socket_timer_at.extend([None, None]);
         self.socket_trace.extend([trace, trace]);
+        self.cpu_app.extend([0, 0]);
         si
     }
 
@@ -642,7 +652,9 @@ impl World {
         let h = self.socket_host[s as usize];
         let host = &self.hosts[h as usize];
         let a = self.sockets[s as usize].addr;
-        let room = self.ports[host.port as usize].qdisc.room_packets(a.flow, a.dir);
+        // Packets a core is still building take qdisc room too (spec 04 §2.7).
+        let held = host.cpu.as_ref().map_or(0, |c| c.held_packets());
+        let room = self.ports[host.port as usize].qdisc.room_packets(a.flow, a.dir).saturating_sub(held);
         let mut out = std::mem::take(&mut self.out);
         let lim = self.sockets[s as usize].poll_transmit(self.now, room, &mut out);
         self.emit(s, &mut out);
@@ -662,6 +674,19 @@ impl World {
         if out.is_empty() {
             return;
         }
+        let h = self.socket_host[s as usize];
+        if self.hosts[h as usize].cpu.is_some() {
+            // A core builds them first (spec 04 §2.7 rules 1, 3).
+            self.cpu_hold(h, s, out);
+            return;
+        }
+        self.enqueue_host_packets(s, out);
+        let port = self.hosts[h as usize].port;
+        self.kick_port(port);
+    }
+
+    /// Put a socket's packets into its host's qdisc (no kick).
+    pub(super) fn enqueue_host_packets(&mut self, s: u32, out: &mut Vec<Packet>) {
         let h = self.socket_host[s as usize];
         let port = self.hosts[h as usize].port;
         for mut pkt in out.drain(..) {
@@ -683,7 +708,6 @@ impl World {
                 sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
             }
         }
-        self.kick_port(port);
     }
 
     pub(super) fn arm_socket_timer(&mut self, s: u32) {

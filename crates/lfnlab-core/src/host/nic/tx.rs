@@ -33,6 +33,9 @@ pub struct TxPath {
     /// L2 bytes of the frame on the wire.
     on_wire: Option<u64>,
     pub cap: Option<RateCap>,
+    /// With the CPU model (spec 04 §2.7), a completed frame's descriptor
+    /// returns only when the poll loop has cleaned it (`reclaim`).
+    pub reclaim_by_cpu: bool,
     pub stats: TxStats,
 }
 
@@ -48,16 +51,26 @@ impl TxPath {
             dma_busy: false,
             on_wire: None,
             cap: cap.map(RateCap::new),
+            reclaim_by_cpu: false,
             stats: TxStats::default(),
         }
     }
 
-    /// TX completion: the frame on the wire (if any) has left the MAC.
-    pub fn complete(&mut self) {
-        if let Some(l2) = self.on_wire.take() {
-            self.fifo_bytes -= l2;
+    /// TX completion: the frame on the wire (if any) has left the MAC and its
+    /// FIFO space is free. Returns whether a frame completed.
+    pub fn complete(&mut self) -> bool {
+        let Some(l2) = self.on_wire.take() else { return false };
+        self.fifo_bytes -= l2;
+        if !self.reclaim_by_cpu {
             self.ring_used -= 1;
         }
+        true
+    }
+
+    /// The CPU cleaned a completed frame: its descriptor is free.
+    pub fn reclaim(&mut self) {
+        debug_assert!(self.reclaim_by_cpu && self.ring_used > 0);
+        self.ring_used -= 1;
     }
 
     pub fn has_descriptor(&self) -> bool {

@@ -3,6 +3,8 @@
 //! later (delayed-ACK deadline) or not at all; `fill_ack` writes the ACK fields.
 
 use super::config::{AckPolicy, Delack, RwndPolicy, TcpConfig, TruesizeModel};
+use std::collections::VecDeque;
+
 use super::ranges::RangeSet;
 use crate::engine::time::{SimTime, Span};
 use crate::net::packet::{MAX_SACK_BLOCKS, TcpHeader};
@@ -40,6 +42,12 @@ pub struct Receiver {
     /// Advertised right edge; never moves left (rule 2).
     right_edge: u64,
     pub bytes_read: u64,
+    /// An application reader is modelled (spec 04 §2.7 rule 4): in-order data
+    /// waits, charged to M_used, until `read`; otherwise it is read at once
+    /// (spec 06 §2.3 rule 6).
+    reader: bool,
+    /// Unread in-order data: (end sequence, charge) per held segment.
+    unread: VecDeque<(u64, u64)>,
     /// Bytes received in order since the last ACK.
     unacked_bytes: u64,
     pub delack_deadline: Option<SimTime>,
@@ -104,6 +112,8 @@ impl Receiver {
             m_used: 0,
             right_edge: 0,
             bytes_read: 0,
+            reader: false,
+            unread: VecDeque::new(),
             unacked_bytes: 0,
             delack_deadline: None,
             quick: 0,
@@ -125,6 +135,30 @@ impl Receiver {
     /// `mss` is the endpoint's own segment size, known before the handshake.
     pub fn enable_gradual_opening(&mut self, mss: u32) {
         self.growth = Some(WindowGrowth { rcv_ssthresh: GRADUAL_INITIAL_SEGMENTS * mss as u64 });
+    }
+
+    /// An application reader takes the data (spec 04 §2.7 rule 4).
+    pub fn enable_reader(&mut self) {
+        self.reader = true;
+    }
+
+    /// In-order bytes the reader has not read yet.
+    pub fn readable(&self) -> u64 {
+        self.rcv_nxt - self.bytes_read
+    }
+
+    /// The reader took `bytes`: a held segment's charge is released once it is
+    /// wholly read (spec 06 §2.3 rule 1).
+    pub fn read(&mut self, bytes: u64) {
+        debug_assert!(self.reader && bytes <= self.readable());
+        self.bytes_read += bytes;
+        while let Some(&(end, charge)) = self.unread.front() {
+            if end > self.bytes_read {
+                break;
+            }
+            self.unread.pop_front();
+            self.m_used -= charge;
+        }
     }
 
     /// Raise the gradual window to at least `bytes` (a Quick-Start approval,
@@ -242,8 +276,14 @@ impl Receiver {
                 g.rcv_ssthresh = (g.rcv_ssthresh + 2 * self.mss as u64).min(self.b_rcv);
             }
             self.rcv_nxt = end;
-            self.bytes_read += fresh;
             self.unacked_bytes += fresh;
+            if self.reader {
+                let held = self.charge(fresh, 1, l2_bytes);
+                self.m_used += held;
+                self.unread.push_back((end, held));
+            } else {
+                self.bytes_read += fresh;
+            }
             // Pull in out-of-order data that is now in sequence.
             let mut filled = false;
             while let Some((s, e)) = self.ooo.first() {
@@ -252,10 +292,16 @@ impl Receiver {
                 }
                 self.ooo.pop_first();
                 let segs = (e - s).div_ceil(self.mss as u64);
-                self.m_used = self.m_used.saturating_sub(self.charge(e - s, segs, l2_bytes));
+                let held = self.charge(e - s, segs, l2_bytes);
                 if e > self.rcv_nxt {
-                    self.bytes_read += e - self.rcv_nxt;
                     self.rcv_nxt = e;
+                }
+                if self.reader {
+                    // The held data moves to the in-order queue with its charge.
+                    self.unread.push_back((self.rcv_nxt, held));
+                } else {
+                    self.m_used = self.m_used.saturating_sub(held);
+                    self.bytes_read = self.rcv_nxt;
                 }
                 filled = true;
             }
@@ -284,7 +330,7 @@ impl Receiver {
             AckPolicy::PerSegment => AckNeed::Now,
             AckPolicy::LinuxQuickack if self.quick > 0 => AckNeed::Now,
             // spec 02 §2.6.2 (a) quick-ACK budget, (b) receive-window growth phase.
-            AckPolicy::LinuxLike if self.quick > 0 || self.bytes_read < self.b_rcv / 2 => AckNeed::Now,
+            AckPolicy::LinuxLike if self.quick > 0 || self.rcv_nxt < self.b_rcv / 2 => AckNeed::Now,
             _ => {
                 if self.unacked_bytes >= 2 * self.mss as u64 {
                     AckNeed::Now

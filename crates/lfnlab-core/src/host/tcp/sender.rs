@@ -109,6 +109,9 @@ pub struct Sender {
     pub app_rate_bps: Option<u64>,
     app_epoch: SimTime,
     pub b_snd: u64,
+    /// An application modelled outside (spec 04 §2.7 writer) adds data with
+    /// `app_push`; `app_write` then does nothing.
+    pub external_writer: bool,
     // Delivery-rate state (spec 06 §4.2).
     pub delivered: u64,
     delivered_time: SimTime,
@@ -206,6 +209,7 @@ impl Sender {
             app_rate_bps: None,
             app_epoch: SimTime::ZERO,
             b_snd: cfg.sndbuf_bytes,
+            external_writer: false,
             delivered: 0,
             delivered_time: SimTime::ZERO,
             first_sent_time: SimTime::ZERO,
@@ -315,6 +319,9 @@ impl Sender {
 
     /// The application writes while Q_snd < B_snd, else blocks until Q_snd ≤ ⅔·B_snd.
     pub fn app_write(&mut self, now: SimTime) {
+        if self.external_writer {
+            return;
+        }
         if self.app_blocked {
             if self.q_snd() * 3 > self.b_snd * 2 {
                 return;
@@ -332,6 +339,33 @@ impl Sender {
             let ps = self.app_written as u128 * 8 * PS_PER_S as u128 / bps as u128;
             self.app_epoch = SimTime(now.ps().saturating_sub(ps.min(u64::MAX as u128) as u64));
         }
+        if self.q_snd() >= self.b_snd {
+            self.app_blocked = true;
+        }
+    }
+
+    /// Bytes a write() may hand over now (spec 04 §2.8 sender rule 1): room
+    /// below B_snd, 0 while blocked (until Q_snd ≤ ⅔·B_snd) or before the
+    /// connection is established.
+    pub fn writer_room(&mut self) -> u64 {
+        if !self.established {
+            return 0;
+        }
+        if self.app_blocked {
+            if self.q_snd() * 3 > self.b_snd * 2 {
+                return 0;
+            }
+            self.app_blocked = false;
+        }
+        let left = self.app_total.map_or(u64::MAX, |t| t - self.app_written);
+        self.b_snd.saturating_sub(self.q_snd()).min(left)
+    }
+
+    /// A write() of the external writer handed over `bytes`.
+    pub fn app_push(&mut self, bytes: u64) {
+        debug_assert!(self.external_writer);
+        self.app_written += bytes;
+        debug_assert!(self.app_total.is_none_or(|t| self.app_written <= t));
         if self.q_snd() >= self.b_snd {
             self.app_blocked = true;
         }

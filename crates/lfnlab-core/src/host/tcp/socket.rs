@@ -453,6 +453,15 @@ impl TcpSocket {
         }
     }
 
+    /// The application reader took `bytes` (spec 04 §2.7 rule 4); a window
+    /// update follows if spec 06 §2.3 rule 5 asks for one.
+    pub fn app_read(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Packet>) {
+        self.rcv.read(bytes);
+        if self.phase == Phase::Established && self.rcv.wants_window_update() {
+            self.send_ack(now, out);
+        }
+    }
+
     fn send_ack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let mut a = TcpHeader { flags: flags::ACK, seq: self.snd.snd_max, ..TcpHeader::default() };
         if self.ts_ok {
