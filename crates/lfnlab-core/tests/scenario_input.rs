@@ -982,3 +982,29 @@ fn host_cpu_keys() {
     let router = edit("name = \"r\"\nkind = \"router\"\n", "name = \"r\"\nkind = \"router\"\ncpu = {}\n");
     assert_err(load(&router), "test.toml", "node[1].cpu", "hosts only");
 }
+
+/// spec 04 §2.12: Gilbert–Elliott loss, link impairments and Poisson arrivals.
+#[test]
+fn real_path_keys() {
+    let link0 = "from = \"a\"\nto = \"r\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n";
+    let with = |keys: &str| edit(link0, &format!("{link0}{keys}\n"));
+    let s = load(&with("loss = { kind = \"gilbert_elliott\", t_good = \"150s\", t_bad = \"150s\", p_bad = 1e-5 }\nimpair = { jitter = \"50us\" }")).unwrap();
+    let l = s.link[0].loss.as_ref().unwrap();
+    assert_eq!((l.p_good, l.p_bad, l.p), (Some(0.0), Some(1e-5), None));
+    let im = s.link[0].impair.as_ref().unwrap();
+    assert_eq!((im.p_reorder, im.reorder_delay), (Some(0.0), Some(TimeSpan::ZERO)));
+    assert_eq!(load(&to_toml(&s)).unwrap(), s, "resolving twice changes nothing");
+    assert_err(load(&with("loss = { kind = \"gilbert_elliott\", t_good = \"1s\", p_bad = 0.1 }")), "test.toml", "link[0].loss.t_bad", "mean stay");
+    assert_err(load(&with("loss = { kind = \"gilbert_elliott\", t_good = \"1s\", t_bad = \"1s\" }")), "test.toml", "link[0].loss.p_bad", "Bad state");
+    assert_err(load(&with("loss = { kind = \"gilbert_elliott\", t_good = \"1s\", t_bad = \"1s\", p_bad = 0.1, p = 0.1 }")), "test.toml", "link[0].loss.p", "p_good and p_bad");
+    assert_err(load(&with("loss = { kind = \"bernoulli\", p = 0.1, p_bad = 0.1 }")), "test.toml", "link[0].loss.p_bad", "does not apply");
+    assert_err(load(&with("loss = { kind = \"bernoulli\" }")), "test.toml", "link[0].loss.p", "missing required key");
+    assert_err(load(&with("loss = { kind = \"markov\", p = 0.1 }")), "test.toml", "link[0].loss.kind", "\"gilbert_elliott\"");
+    assert_err(load(&with("impair = { p_reorder = 0.1 }")), "test.toml", "link[0].impair.reorder_delay", "greater than zero");
+    assert_err(load(&with("impair = { p_reorder = 2.0, reorder_delay = \"1ms\" }")), "test.toml", "link[0].impair.p_reorder", "probability");
+    let flow = "kind = \"tcp_bulk\"\nfrom = \"a\"\nto = \"b\"\ncc = \"newreno\"\n";
+    let udp = edit(flow, "kind = \"udp_cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"100Mbps\"\narrivals = \"poisson\"\n");
+    assert_eq!(load(&udp).unwrap().flow[0].arrivals.as_deref(), Some("poisson"));
+    assert_err(load(&udp.replace("\"poisson\"", "\"pareto\"")), "test.toml", "flow[0].arrivals", "\"cbr\" or \"poisson\"");
+    assert_err(load(&edit(flow, &format!("{flow}arrivals = \"poisson\"\n"))), "test.toml", "flow[0].arrivals", "udp_cbr");
+}

@@ -1,14 +1,16 @@
 //! `udp_cbr`: a constant-bit-rate UDP source whose rate is a transmission
 //! capacity including preamble and IPG (spec 05 §2.5 rule 1): period
 //! T = 8·(L3 + 38)/TC. Send times are computed from the start time and the
-//! frame count in integer arithmetic, so they never drift.
+//! frame count in integer arithmetic, so they never drift. With Poisson
+//! arrivals (spec 04 §2.12 background traffic) the gaps are exponential with
+//! mean T instead.
 //!
 //! Optionally a share of the datagrams carries a Quick-Start Rate Request
 //! (spec 02 §4.7): datagram k asks when ⌊k·share⌋ > ⌊(k−1)·share⌋, with a
 //! random QS TTL and nonce per request (spec 02 §2.3.3), inside the IP length.
 
 use crate::engine::rng::Stream;
-use crate::engine::time::{PS_PER_S, SimTime};
+use crate::engine::time::{PS_PER_S, SimTime, Span};
 use crate::net::packet::Packet;
 use crate::quickstart::nonce::random_nonce;
 use crate::quickstart::option::IpQs;
@@ -41,11 +43,13 @@ pub struct UdpCbr {
     pub sent: u64,
     pub next_at: Option<SimTime>,
     pub qs: Option<UdpQs>,
+    /// Poisson arrivals: exponential gaps of mean T drawn from this stream.
+    pub poisson: Option<Stream>,
 }
 
 impl UdpCbr {
     pub fn new(host: u32, template: Packet, rate_bps: u64, start: SimTime, stop: SimTime) -> UdpCbr {
-        UdpCbr { host, template, rate_bps, start, stop, sent: 0, next_at: Some(start), qs: None }
+        UdpCbr { host, template, rate_bps, start, stop, sent: 0, next_at: Some(start), qs: None, poisson: None }
     }
 
     /// Time of frame k: start + k·8·(L3 + 38)/TC.
@@ -61,7 +65,13 @@ impl UdpCbr {
             return None;
         }
         self.sent += 1;
-        let next = self.time_of(self.sent);
+        let next = match self.poisson.as_mut() {
+            None => self.time_of(self.sent),
+            Some(rng) => {
+                let period_ps = 8.0 * (self.template.l3_bytes as f64 + 38.0) * PS_PER_S as f64 / self.rate_bps as f64;
+                now + Span((-(1.0 - rng.next_f64()).ln() * period_ps).round() as u64)
+            }
+        };
         self.next_at = if next < self.stop { Some(next) } else { None };
         let mut p = self.template;
         if let Some(q) = self.qs.as_mut().filter(|q| q.asks(self.sent)) {
@@ -77,6 +87,29 @@ impl UdpCbr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn poisson_gaps_are_exponential_with_the_cbr_mean() {
+        let p = Packet::test_udp(1500);
+        let mut a = UdpCbr::new(0, p, 500_000_000, SimTime(0), SimTime::NEVER);
+        a.poisson = Some(Stream::derive(5, "bg"));
+        let n = 200_000;
+        let mut t = SimTime(0);
+        let (mut sum, mut sum2) = (0.0, 0.0);
+        for _ in 0..n {
+            a.fire(t);
+            let next = a.next_at.unwrap();
+            let gap = next.since(t).as_secs_f64() * 1e6;
+            sum += gap;
+            sum2 += gap * gap;
+            t = next;
+        }
+        let mean = sum / n as f64;
+        let cv = (sum2 / n as f64 - mean * mean).sqrt() / mean;
+        // T = 24.608 µs; an exponential gap has coefficient of variation 1.
+        assert!((mean / 24.608 - 1.0).abs() < 0.01, "mean gap {mean} µs");
+        assert!((cv - 1.0).abs() < 0.02, "cv {cv}");
+    }
 
     #[test]
     fn period_is_wire_time_at_tc() {

@@ -3,6 +3,8 @@ pub mod burst_red;
 pub mod channel;
 pub mod drop;
 pub mod fq;
+pub mod gilbert;
+pub mod impair;
 pub mod ipg;
 pub mod packet;
 pub mod pause;

@@ -26,6 +26,10 @@ pub struct Summary {
     /// Per host with the spec 04 NIC pipeline: FIFOs, rings, bus, PAUSE sent, rate cap.
     pub host_nics: Vec<HostNicSummary>,
     /// Per port that honours PAUSE (spec 04 §2.5): PAUSE received and time paused.
+    /// Random loss per link direction (`circuit_loss`, spec 04 §2.13).
+    pub link_losses: Vec<LinkLossSummary>,
+    /// Frames held back by a link's reordering (spec 04 §2.12).
+    pub reordered_frames: u64,
     pub host_cpus: Vec<HostCpuSummary>,
     pub pause_ports: Vec<PausePortSummary>,
     /// Per interface with the Quick-Start function: its counters (spec 02 §2.5.7).
@@ -196,6 +200,16 @@ pub struct HostNicSummary {
     /// whether the request was raised to `tx_rate_cap_min`.
     pub tx_rate_cap_bps: Option<u64>,
     pub tx_rate_cap_clamped: bool,
+}
+
+/// Random loss on one link direction over the run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkLossSummary {
+    pub link: String,
+    pub dropped: u64,
+    /// Gilbert–Elliott: time in Bad, s, and every change of state as (t s, entered Bad).
+    pub bad_s: Option<f64>,
+    pub transitions: Vec<(f64, bool)>,
 }
 
 /// A host CPU (spec 04 §2.7, §2.13): counters and per-core time by category.

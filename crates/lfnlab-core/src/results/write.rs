@@ -224,6 +224,8 @@ mod tests {
             nics: Vec::new(),
             host_nics: Vec::new(),
             host_cpus: Vec::new(),
+            link_losses: Vec::new(),
+            reordered_frames: 0,
             pause_ports: Vec::new(),
             quickstart_interfaces: Vec::new(),
             ttl_drops: 0,

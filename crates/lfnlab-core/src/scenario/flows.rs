@@ -215,6 +215,7 @@ fn resolve_tcp_bulk(
         &[
             ("rate", f.rate.is_some()),
             ("size", f.size.is_some()),
+            ("arrivals", f.arrivals.is_some()),
             ("stop", f.stop.is_some()),
             ("qs_requests", f.qs_requests.is_some()),
         ],
@@ -306,6 +307,10 @@ fn resolve_udp_cbr(
             at("rate"),
             "a udp_cbr flow needs a rate, such as \"500Mbps\"",
         ));
+    }
+    let arrivals = f.arrivals.get_or_insert_with(|| "cbr".into());
+    if arrivals != "cbr" && arrivals != "poisson" {
+        return Err(ctx.err(at("arrivals"), format!("expected \"cbr\" or \"poisson\", got \"{arrivals}\"")));
     }
     let mtu = sender.mtu.unwrap_or(1500);
     let size = *f.size.get_or_insert(DEFAULT_UDP_SIZE);

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::model::{LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
+use super::model::{ImpairSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
 use super::queue_burst_red::{check_droptail_only, resolve_burst_red, Segment};
 use super::quickstart::{check_proc_at_host, resolve_router_qs};
 use super::resolve::Ctx;
@@ -159,6 +159,9 @@ pub fn resolve_links(
             at("reverse_queue"),
             ctx,
         )?;
+        if let Some(im) = &mut l.impair {
+            resolve_impair(im, &at("impair"), ctx)?;
+        }
         if let Some(loss) = &mut l.loss {
             resolve_loss(loss, &at("loss"), duration, ctx)?;
         }
@@ -234,22 +237,49 @@ fn resolve_queue(
     Ok(())
 }
 
-/// Random loss (spec 06 §7 V3): Bernoulli, p in [0, 1], on data frames by default.
+/// Random loss: Bernoulli (spec 06 §7 V3) with p in [0, 1], or a
+/// Gilbert–Elliott circuit (spec 04 §2.12); on data frames by default.
 fn resolve_loss(loss: &mut LossSpec, at: &str, duration: TimeSpan, ctx: &Ctx) -> Result<(), InputError> {
-    if loss.kind != "bernoulli" {
-        return Err(ctx.err(
-            format!("{at}.kind"),
-            format!(
-                "expected \"bernoulli\" (the only loss model implemented so far), got \"{}\"",
-                loss.kind
-            ),
-        ));
-    }
-    if !(0.0..=1.0).contains(&loss.p) {
-        return Err(ctx.err(
-            format!("{at}.p"),
-            format!("expected a probability from 0 to 1, got {}", loss.p),
-        ));
+    let probability = |key: &str, v: f64| -> Result<(), InputError> {
+        if (0.0..=1.0).contains(&v) {
+            Ok(())
+        } else {
+            Err(ctx.err(format!("{at}.{key}"), format!("expected a probability from 0 to 1, got {v}")))
+        }
+    };
+    let only = |keys: &[(&str, bool)], kind: &str| -> Result<(), InputError> {
+        match keys.iter().find(|(_, given)| *given) {
+            Some((key, _)) => Err(ctx.err(format!("{at}.{key}"), format!("does not apply to kind \"{kind}\""))),
+            None => Ok(()),
+        }
+    };
+    match loss.kind.as_str() {
+        "bernoulli" => {
+            only(&[("t_good", loss.t_good.is_some()), ("t_bad", loss.t_bad.is_some()), ("p_good", loss.p_good.is_some()), ("p_bad", loss.p_bad.is_some())], "bernoulli")?;
+            let Some(p) = loss.p else {
+                return Err(ctx.err(format!("{at}.p"), "missing required key: the drop probability of a \"bernoulli\" loss"));
+            };
+            probability("p", p)?;
+        }
+        "gilbert_elliott" => {
+            only(&[("p", loss.p.is_some())], "gilbert_elliott (use p_good and p_bad)")?;
+            for key in ["t_good", "t_bad"] {
+                let v = if key == "t_good" { loss.t_good } else { loss.t_bad };
+                match v {
+                    None => return Err(ctx.err(format!("{at}.{key}"), "missing required key: a mean stay time of the Gilbert–Elliott circuit")),
+                    Some(t) if t.ps() == 0 => return Err(ctx.err(format!("{at}.{key}"), "expected a time greater than zero")),
+                    _ => {}
+                }
+            }
+            probability("p_good", *loss.p_good.get_or_insert(0.0))?;
+            let Some(p_bad) = loss.p_bad else {
+                return Err(ctx.err(format!("{at}.p_bad"), "missing required key: the loss probability in the Bad state"));
+            };
+            probability("p_bad", p_bad)?;
+        }
+        other => {
+            return Err(ctx.err(format!("{at}.kind"), format!("expected \"bernoulli\" or \"gilbert_elliott\", got \"{other}\"")));
+        }
     }
     let applies_to = loss.applies_to.get_or_insert_with(|| "data".into());
     if applies_to != "data" && applies_to != "all" {
@@ -262,6 +292,20 @@ fn resolve_loss(loss: &mut LossSpec, at: &str, duration: TimeSpan, ctx: &Ctx) ->
     let stop = *loss.stop.get_or_insert(duration);
     if stop <= start {
         return Err(ctx.err(format!("{at}.stop"), format!("stop ({stop}) must be after start ({start})")));
+    }
+    Ok(())
+}
+
+/// Jitter and reordering (spec 04 §2.12); every key defaults to none.
+fn resolve_impair(im: &mut ImpairSpec, at: &str, ctx: &Ctx) -> Result<(), InputError> {
+    im.jitter.get_or_insert(TimeSpan::ZERO);
+    let p = *im.p_reorder.get_or_insert(0.0);
+    if !(0.0..=1.0).contains(&p) {
+        return Err(ctx.err(format!("{at}.p_reorder"), format!("expected a probability from 0 to 1, got {p}")));
+    }
+    let d = *im.reorder_delay.get_or_insert(TimeSpan::ZERO);
+    if p > 0.0 && d.ps() == 0 {
+        return Err(ctx.err(format!("{at}.reorder_delay"), "expected a time greater than zero when p_reorder > 0"));
     }
     Ok(())
 }

@@ -341,6 +341,8 @@ pub struct LinkSpec {
     pub reverse_queue: Option<QueueSpec>,
     /// Random loss applied to frames leaving `from` toward `to`.
     pub loss: Option<LossSpec>,
+    /// Jitter and reordering of a real circuit, both directions (spec 04 §2.12).
+    pub impair: Option<ImpairSpec>,
     /// Quick-Start router function on the egress of `from` toward `to` (spec 02 §2.5).
     pub quickstart: Option<QsRouterSpec>,
     /// Quick-Start router function on the egress of `to` toward `from`.
@@ -476,20 +478,38 @@ pub struct QueueSpec {
     pub red_w_q: Option<f64>,
 }
 
-/// Random loss on one link direction (spec 06 §7 V3).
+/// Random loss on one link direction: Bernoulli (spec 06 §7 V3) or a
+/// Gilbert–Elliott circuit (spec 04 §2.12).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LossSpec {
-    /// `bernoulli`.
+    /// `bernoulli` or `gilbert_elliott`.
     pub kind: String,
-    /// Drop probability per frame, in [0, 1].
-    pub p: f64,
+    /// `bernoulli`: drop probability per frame, in [0, 1].
+    pub p: Option<f64>,
+    /// `gilbert_elliott`: mean stay in Good (T_G) and in Bad (T_B).
+    pub t_good: Option<TimeSpan>,
+    pub t_bad: Option<TimeSpan>,
+    /// `gilbert_elliott`: per-frame loss probability in Good (default 0) and in Bad.
+    pub p_good: Option<f64>,
+    pub p_bad: Option<f64>,
     /// Which frames may be dropped: `data` (default: TCP segments with payload and UDP) or `all`.
     pub applies_to: Option<String>,
     /// Loss applies to frames arriving in [start, stop): default from 0 s to
     /// the end of the run. With p = 1 this is an outage (spec 06 §7 V7).
     pub start: Option<TimeSpan>,
     pub stop: Option<TimeSpan>,
+}
+
+/// `link.impair`: per-packet delay impairments in both directions (spec 04 §2.12).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ImpairSpec {
+    /// Extra delay U[0, jitter] per frame, FIFO order kept; default 0.
+    pub jitter: Option<TimeSpan>,
+    /// Share of frames held back by `reorder_delay` (later frames overtake them); default 0.
+    pub p_reorder: Option<f64>,
+    pub reorder_delay: Option<TimeSpan>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -555,6 +575,9 @@ pub struct FlowSpec {
     pub rate: Option<Rate>,
     /// `udp_cbr`: IP packet length in bytes, default 1500.
     pub size: Option<u32>,
+    /// `udp_cbr`: `cbr` (default, one datagram every period) or `poisson`
+    /// (exponential gaps of the same mean: background traffic, spec 04 §2.12).
+    pub arrivals: Option<String>,
     /// `udp_cbr`: a share of the datagrams carries a Quick-Start Rate Request
     /// (spec 02 §4.7, router work accounting).
     pub qs_requests: Option<UdpQsSpec>,

@@ -8,6 +8,8 @@ use crate::apps::udp_cbr::{UdpCbr, UdpQs};
 use crate::engine::event_queue::Event;
 use crate::engine::rng::Stream;
 use crate::host::cpu::HostCpu;
+use crate::net::gilbert::{GilbertConfig, GilbertElliott};
+use crate::net::impair::{Impair, ImpairConfig};
 use crate::engine::time::{SimTime, Span};
 use crate::error::Error;
 use crate::host::cc;
@@ -73,10 +75,29 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             let ch = channels.len() as u32;
             let rate = l.rate.ok_or_else(|| bad(format!("link[{li}].rate")))?;
             let rate_bps = if dir == 0 { rate.bps } else { l.reverse_rate.unwrap_or(rate).bps };
-            channels.push(Channel::new(x as NodeId, y as NodeId, rate_bps, l.delay.span));
+            let mut chan = Channel::new(x as NodeId, y as NodeId, rate_bps, l.delay.span);
+            if let Some(im) = l.impair.as_ref().filter(|im| im.jitter.is_some_and(|j| j.ps() > 0) || im.p_reorder.is_some_and(|p| p > 0.0)) {
+                let cfg = ImpairConfig {
+                    jitter_max: im.jitter.map_or(Span::ZERO, |j| j.span),
+                    p_reorder: im.p_reorder.unwrap_or(0.0),
+                    reorder_delay: im.reorder_delay.map_or(Span::ZERO, |d| d.span),
+                };
+                chan.impair(Impair::new(cfg, Stream::derive(seed, &format!("link[{li}].impair.{dir}"))));
+            }
+            channels.push(chan);
             let loss = if dir == 0 {
                 l.loss.as_ref().map(|ls| Loss {
-                    p: ls.p,
+                    p: ls.p.unwrap_or(0.0),
+                    ge: (ls.kind == "gilbert_elliott").then(|| {
+                        let cfg = GilbertConfig {
+                            mean_good: ls.t_good.map_or(Span::ZERO, |t| t.span),
+                            mean_bad: ls.t_bad.map_or(Span::ZERO, |t| t.span),
+                            p_good: ls.p_good.unwrap_or(0.0),
+                            p_bad: ls.p_bad.unwrap_or(0.0),
+                        };
+                        GilbertElliott::new(cfg, Stream::derive(seed, &format!("link[{li}].loss.state")))
+                    }),
+                    dropped: 0,
                     data_only: ls.applies_to.as_deref() != Some("all"),
                     start: SimTime::ZERO + ls.start.map_or(Span::ZERO, |t| t.span),
                     stop: ls.stop.map_or(SimTime::NEVER, |t| SimTime::ZERO + t.span),
@@ -320,6 +341,9 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     rng: Stream::derive(seed, &format!("flow[{fi}].qs_requests")),
                     sent: 0,
                 });
+                if f.arrivals.as_deref() == Some("poisson") {
+                    app.poisson = Some(Stream::derive(seed, &format!("flow[{fi}].arrivals")));
+                }
                 w.udp.push(app);
                 w.flows.push(FlowEnds::Udp(ai));
                 w.events.push(start, Event::FlowStart(fi as u32));

@@ -18,7 +18,7 @@ use crate::host::cpu::HostCpu;
 use crate::host::tcp::socket::TcpSocket;
 use crate::results::table::{Column, Table};
 use crate::scenario::model::FlowSpec;
-use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, HostCpuSummary, CoreSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
+use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, HostCpuSummary, CoreSummary, LinkLossSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -233,6 +233,23 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                 })
             })
             .collect(),
+        link_losses: w
+            .losses
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(c, l)| {
+                let l = l.as_mut()?;
+                let name = w.ports.iter().find(|p| p.channel == c as u32).map_or_else(String::new, |p| p.name.clone());
+                let ge = l.ge.as_mut();
+                Some(LinkLossSummary {
+                    link: name,
+                    dropped: l.dropped,
+                    bad_s: ge.map(|g| g.bad_time(end).as_secs_f64()),
+                    transitions: l.ge.as_ref().map_or_else(Vec::new, |g| g.transitions.iter().filter(|(t, _)| *t <= end).map(|(t, bad)| (t.as_secs_f64(), *bad)).collect()),
+                })
+            })
+            .collect(),
+        reordered_frames: w.channels.iter().filter_map(|c| c.impaired.as_ref()).map(|im| im.impair.reordered).sum(),
         host_cpus: w.hosts.iter().filter_map(|h| Some(cpu_summary(&h.io.name, h.cpu.as_ref()?, end))).collect(),
         pause_ports: w
             .ports

@@ -110,6 +110,10 @@ impl World {
             // The CPU cleans the completion later (spec 04 §2.7 rule 2).
             self.cpu_tx_completed(h);
         }
+        if let Some(m) = self.ports[port as usize].monitor {
+            // The bins close before the qdisc changes (as kick_port does without a NIC).
+            self.monitors[m as usize].advance(now, self.ports[port as usize].qdisc.stats());
+        }
         let mut moved = false;
         loop {
             let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
@@ -200,8 +204,8 @@ impl World {
         self.books.control_frames_on_links += 1;
         self.books.control_bytes_on_links += pkt.l3_bytes as u64;
         let arrival = p.busy_until + ch.delay;
-        if ch.push(arrival, pkt) {
-            self.events.push(arrival, Event::ChannelArrival(p.channel));
+        if let Some(t) = ch.push(arrival, pkt) {
+            self.events.push(t, Event::ChannelArrival(p.channel));
         }
         let t = p.busy_until;
         p.wake(t, port, &mut self.events);

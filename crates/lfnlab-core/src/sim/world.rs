@@ -15,6 +15,7 @@ use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
 use crate::net::channel::Channel;
 use crate::net::drop::DropCause;
+use crate::net::gilbert::GilbertElliott;
 use crate::net::ipg::gap::frame_bytes;
 use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::packet::FlowId;
@@ -123,6 +124,10 @@ pub fn host_written(sockets: &[TcpSocket], socket_host: &[u32], h: u32) -> u64 {
 /// Random loss on a link direction (applied to frames as they arrive).
 pub struct Loss {
     pub p: f64,
+    /// A Gilbert–Elliott circuit sets p over time instead (spec 04 §2.12).
+    pub ge: Option<GilbertElliott>,
+    /// Frames this loss dropped (`circuit_loss`, spec 04 §2.13).
+    pub dropped: u64,
     pub data_only: bool,
     /// Active for arrivals in [start, stop).
     pub start: SimTime,
@@ -325,6 +330,9 @@ impl World {
 
     fn on_channel_arrival(&mut self, c: u32) {
         let now = self.now;
+        if !self.channels[c as usize].take_event(now) {
+            return; // superseded by an earlier arrival (a held-back frame's)
+        }
         while let Some(pkt) = self.channels[c as usize].pop_arrived(now) {
             let to = self.channels[c as usize].to;
             if pkt.kind == PacketKind::Pause {
@@ -332,7 +340,12 @@ impl World {
                 continue;
             }
             if let Some(loss) = &mut self.losses[c as usize] {
-                if (!loss.data_only || pkt.is_data()) && now >= loss.start && now < loss.stop && loss.rng.bernoulli(loss.p) {
+                let p = match loss.ge.as_mut() {
+                    Some(g) => g.loss_p(now),
+                    None => loss.p,
+                };
+                if (!loss.data_only || pkt.is_data()) && now >= loss.start && now < loss.stop && loss.rng.bernoulli(p) {
+                    loss.dropped += 1;
                     self.books.dropped_frames += 1;
                     self.books.dropped_bytes += pkt.l3_bytes as u64;
                     continue;
@@ -345,7 +358,7 @@ impl World {
             }
             self.deliver(to, pkt);
         }
-        if let Some(t) = self.channels[c as usize].head_arrival() {
+        if let Some(t) = self.channels[c as usize].next_event() {
             self.events.push(t, Event::ChannelArrival(c));
         }
     }
@@ -533,8 +546,8 @@ impl World {
         let host = p.host;
         let ch = &mut self.channels[p.channel as usize];
         let arrival = busy_until + ch.delay;
-        if ch.push(arrival, *pkt) {
-            self.events.push(arrival, Event::ChannelArrival(p.channel));
+        if let Some(t) = ch.push(arrival, *pkt) {
+            self.events.push(t, Event::ChannelArrival(p.channel));
         }
         if let Some(h) = host {
             let host = &mut self.hosts[h as usize];
