@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
-import pandas as pd
 
 from ...result import Result
 from ..measure import flow_rows
@@ -34,6 +32,9 @@ from ..path04 import (
 )
 from ..v01.common01 import expectation, expectations_table
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "GBPS",
     "phi",
@@ -48,6 +49,7 @@ __all__ = [
     "NOT_BUILT_NOTE",
     "SEEDS_NOTE",
     "buffer_text",
+    "stall_note",
 ]
 
 GBPS = 1e9
@@ -186,6 +188,26 @@ def keeper(
         return out
 
     return keep
+
+
+def stall_note(table: pd.DataFrame, where: Sequence[str]) -> list[str]:
+    """A note naming the points whose sender stalled (qdisc full → CWR, spec 04 §2.9), if any:
+    the mechanism that holds long-RTT runs below the receiver limit after slow start."""
+    stalled = table[table["send_stalls"] > 0]
+    if stalled.empty:
+        return []
+    def show(v: Any) -> str:
+        return f"{v:g}" if isinstance(v, (int, float, np.integer, np.floating)) else str(v)
+
+    points = "; ".join(", ".join(f"{c} {show(r[c])}" for c in where) for _, r in stalled.iterrows())
+    return [
+        f"Send stalls (qdisc full, CWR with `cwr_gradual`) at {len(stalled)} of {len(table)} points: {points}. In slow "
+        "start TCP sends 1.5 segments per segment acknowledged; once the ACK clock reaches the bus limit the excess "
+        "piles up in the sender, whose own bus is barely faster than the receiver's, and the 10000-packet qdisc "
+        "overflows if a round lasts long enough. CWR then cuts cwnd to the BIC decrease of the stall window, and BIC "
+        "2.6.12 regrows by about 16 segments per RTT (its increase counts ACKs, one per two segments), so at long RTT "
+        "the run can end below the receiver limit."
+    ]
 
 
 def seed_stats(runs: Sequence[Mapping[str, Any]], key: str) -> dict[str, float]:

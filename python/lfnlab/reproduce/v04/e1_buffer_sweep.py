@@ -21,7 +21,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
 from ..path04 import MIB, MTU_JUMBO, MTU_STD, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
@@ -40,6 +39,7 @@ from .common04 import (
     phi,
     point_row,
     seed_label,
+    stall_note,
     window_rate_bps,
 )
 
@@ -194,6 +194,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, table)),
     ]
     out.figures += _figures(p, table)
+    out.notes += stall_note(table, ["mtu", "nic", "rtt_ms", "buffer_MiB"])
     out.notes += [
         "F4.1d (rate vs application write size at RTT 100 ms, B = 3·BDP) is not produced: it needs the write-size "
         "meter and the CPU model (§2.7, not built yet). The RTT 400 ms runs with `c_mem` = 1000 and `c_sack_walk` = 20 "

@@ -23,10 +23,8 @@ from ..path04 import MIB, MTU_JUMBO, MTU_STD, bdp_bytes, mss_eff, r_ref_bps, rec
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
-    GBPS,
     NOT_BUILT_NOTE,
     SEEDS_NOTE,
-    buffer_text,
     conservation_check,
     expectation,
     expectations_table,

@@ -35,6 +35,7 @@ from .common04 import (
     phi,
     point_row,
     seed_label,
+    stall_note,
 )
 
 
@@ -183,6 +184,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, table, reach)),
     ]
     out.figures.append(_figure(p, table))
+    out.notes += stall_note(table, ["variant", "rtt_ms", "k"])
     out.notes += [
         "M_used counts only segments held in the receive queue. Without the CPU model the receiver reads every in-order "
         "segment as soon as its DMA ends, so M_used stays 0 unless out-of-order data wait behind a hole; `pow2` charging "

@@ -10,7 +10,6 @@ and cuts cwnd without any packet lost in the network.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
