@@ -1,0 +1,329 @@
+"""Topology T4-P of spec 04 §2.11 as a scenario dict, the framing of §2.2 and the derived
+metrics of §2.13.
+
+T4-P with passthrough edges (``edge_mode = passthrough``, docs/ten-gig-hosts.md): sender
+``hs`` → router ``rs`` → delay → router ``rr`` → receiver ``hr``; ACKs take the mirror path.
+Every link is ``10g_lan``. The host links are 10 m of fibre (50 ns); the rs–rr link carries
+the emulator's delay, RTT/2 in each direction (§2.11 ``d_fwd = d_rev = RTT/2``), plus the two
+routers' forwarding latency of 5 µs each (see :data:`ROUTER_LATENCY_S`). Every router egress
+is a drop-tail FIFO of ``B_router`` = 256 MiB. Hosts have the NIC pipeline of §2.3–2.6 (the
+``nic`` table, default bus); with PAUSE on, both hosts send and honour PAUSE and both routers
+honour it (§3 "both edges"; routers cannot generate PAUSE yet, docs/ten-gig-hosts.md).
+
+TCP (§2.10, §3): profile ``linux-2.6`` (SACK, timestamps, window scaling, delayed ACK with
+quick-ACK, ``cwr_gradual`` send stalls, burst moderation), ``cc = "bic"`` with the 2.6.12
+constants (``variant = "bic-2.6.12"``, S_max 32, spec 04 §5), buffers as kernel memory limits
+(``buffer_semantics = "kernel"``, spec 04 §5), ``adv_win_scale`` 1 (φ = ½) and ``payload``
+charging unless a scenario overrides them. One ``tcp_bulk`` flow ``bulk`` hs → hr. The TCP
+trace is binned at 100 ms; the receiver's application rate ``app_rx_rate`` comes from its
+cumulative ``bytes_read`` column.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+
+from ..scenario import Scenario
+from . import quantities as q
+from .measure import goodput_bps, value_at
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "R_MAC_LAN_BPS",
+    "R_BUS_BPS",
+    "ETA_BUS",
+    "O_RX_BYTES",
+    "O_TX_BYTES",
+    "MTU_JUMBO",
+    "MTU_STD",
+    "MIB",
+    "KIB",
+    "ROUTER_BUFFER_BYTES",
+    "FLOW",
+    "SENDER",
+    "RECEIVER",
+    "TO_RECEIVER",
+    "SENDER_QDISC",
+    "h_ip",
+    "l2_bytes",
+    "wire_bytes",
+    "mss_eff",
+    "ack_l2_bytes",
+    "r_ref_bps",
+    "receiver_bus_limit_bps",
+    "bdp_bytes",
+    "t4p_dict",
+    "t4p_scenario",
+    "app_rx_bins",
+    "sustained_rate_bps",
+    "first_data_s",
+    "t_up_s",
+]
+
+MIB = 2**20
+KIB = 2**10
+#: MAC data rate of 10g_lan (spec 04 §2.2).
+R_MAC_LAN_BPS = 10e9
+#: Host I/O bus defaults (spec 04 §2.4; the engine's defaults, docs/ten-gig-hosts.md):
+#: raw rate R_bus, efficiency η_bus, DMA overhead per received / transmitted frame.
+R_BUS_BPS = 8.533e9
+ETA_BUS = 1.0
+O_RX_BYTES = 64
+O_TX_BYTES = 32
+#: The FCS never crosses the bus (spec 04 §2.4 rule 1).
+FCS_BYTES = 4
+#: MAC header + FCS in L2; preamble/SFD + gap added on the wire (spec 04 §2.2).
+L2_OVERHEAD_BYTES = 18
+WIRE_OVERHEAD_BYTES = 20
+L2_MIN_BYTES = 64
+#: TCP header with the timestamp option (timestamps on by default, spec 04 §2.2).
+H_TCP_BYTES = 32
+MTU_JUMBO = 9198
+MTU_STD = 1500
+#: Router egress buffer B_router (spec 04 §2.11).
+ROUTER_BUFFER_BYTES = 256 * MIB
+#: Router forwarding latency (spec 04 §2.11). A constant latency before an output queue
+#: commutes with the FIFO, so both routers' latencies are added to the propagation delay of the
+#: rs–rr link in each direction: every forwarded frame arrives at the same time as with the
+#: latency inside the routers, and PAUSE frames (host links only) are not delayed.
+ROUTER_LATENCY_S = 5e-6
+#: Host cable: 10 m at 5 ns/m (spec 04 §2.5, §2.11).
+CABLE_DELAY_S = 50e-9
+#: The TCP trace bin (§2.13 ``app_rx_rate`` 0.1 s bins).
+TRACE_BIN_S = 0.1
+
+FLOW = "bulk"
+SENDER = "hs"
+RECEIVER = "hr"
+#: R_r's egress toward H_r: the router queue PAUSE from the receiver fills.
+TO_RECEIVER = "rr->hr"
+#: The sender's interface queue (txqueuelen) in the summary.
+SENDER_QDISC = "hs:ifq"
+#: spec 04 §2.10, §5: Linux 2.6 with the 2.6.12 BIC constants.
+PROFILE = "linux-2.6"
+CC = "bic"
+CC_PARAMS: dict[str, Any] = {"variant": "bic-2.6.12"}
+
+
+# ------------------------------------------------------------------ framing (spec 04 §2.2)
+
+
+def h_ip(ip_version: int) -> int:
+    """IP header bytes: 20 (IPv4), 40 (IPv6 without extension headers)."""
+    if ip_version not in (4, 6):
+        raise ValueError(f"ip_version must be 4 or 6, got {ip_version!r}")
+    return 20 if ip_version == 4 else 40
+
+
+def l2_bytes(l3_bytes: int) -> int:
+    """L2 = max(L3 + 18, 64) (no VLAN tag)."""
+    return max(l3_bytes + L2_OVERHEAD_BYTES, L2_MIN_BYTES)
+
+
+def wire_bytes(l3_bytes: int) -> int:
+    """W = L2 + 20."""
+    return l2_bytes(l3_bytes) + WIRE_OVERHEAD_BYTES
+
+
+def mss_eff(mtu: int, ip_version: int) -> int:
+    """MSS_eff = MTU − h_ip − 32 (timestamps on): 9126 for 9198 over IPv6."""
+    return mtu - h_ip(ip_version) - H_TCP_BYTES
+
+
+def ack_l2_bytes(ip_version: int) -> int:
+    """L2 of a pure ACK with timestamps and no SACK block: 70 (IPv4), 90 (IPv6)."""
+    return l2_bytes(h_ip(ip_version) + H_TCP_BYTES)
+
+
+def r_ref_bps(mtu: int, ip_version: int, cap_bps: Optional[float] = None) -> float:
+    """Reference rate of spec 04 §2.13 (goodput):
+    min(R_mac·MSS_eff/W, η_bus·R_bus·MSS_eff/(L2 − 4 + o_rx), cap·MSS_eff/W)."""
+    mss, w, l2 = mss_eff(mtu, ip_version), wire_bytes(mtu), l2_bytes(mtu)
+    rates = [R_MAC_LAN_BPS * mss / w, ETA_BUS * R_BUS_BPS * mss / (l2 - FCS_BYTES + O_RX_BYTES)]
+    if cap_bps is not None:
+        rates.append(cap_bps * mss / w)
+    return min(rates)
+
+
+def receiver_bus_limit_bps(mtu: int, ip_version: int) -> float:
+    """The receiver's bus limit counting its ACK transmissions (one ACK per two segments):
+    η·R_bus·MSS_eff / ((L2 − 4 + o_rx) + ½·(L2_ack − 4 + o_tx)); 8.342 Gbit/s for MTU 9198
+    over IPv6 (docs/ten-gig-hosts.md, the analytic limit the engine's validation meets).
+    R_ref leaves the ACKs out, so this is R_ref·(1 − 0.6 %) for jumbo frames."""
+    per_data = l2_bytes(mtu) - FCS_BYTES + O_RX_BYTES
+    per_ack = ack_l2_bytes(ip_version) - FCS_BYTES + O_TX_BYTES
+    return ETA_BUS * R_BUS_BPS * mss_eff(mtu, ip_version) / (per_data + 0.5 * per_ack)
+
+
+def bdp_bytes(rate_bps: float, rtt_s: float) -> float:
+    """BDP = R_ref·RTT_base/8 bytes (spec 04 §2.13)."""
+    return rate_bps * rtt_s / 8.0
+
+
+# ------------------------------------------------------------------ the scenario
+
+
+def _host(
+    name: str,
+    *,
+    mtu: int,
+    ip_version: int,
+    txqueuelen: int,
+    nic: Mapping[str, Any],
+    pause: bool,
+    cpu: Optional[Mapping[str, Any]],
+) -> dict[str, Any]:
+    h: dict[str, Any] = {
+        "name": name,
+        "kind": "host",
+        "mtu": mtu,
+        "ip_version": ip_version,
+        "txqueuelen": txqueuelen,
+        "nic": dict(nic),
+        "fc": {"send": pause, "honour": pause},
+    }
+    if cpu is not None:  # the CPU model of spec 04 §2.7 (not built yet): passed through as given
+        h["cpu"] = dict(cpu)
+    return h
+
+
+def t4p_dict(
+    name: str,
+    *,
+    rtt_s: float,
+    buffer_bytes: float,
+    duration_s: float,
+    seed: int = 1,
+    mtu: int = MTU_JUMBO,
+    ip_version: int = 6,
+    nic_profile: str = "chelsio_t110",
+    pause: bool = True,
+    tx_rate_cap_bps: Optional[float] = None,
+    tx_rate_cap_min_bps: Optional[float] = None,
+    rx_fifo_bytes: Optional[float] = None,
+    router_buffer_bytes: float = ROUTER_BUFFER_BYTES,
+    txqueuelen: int = 10000,
+    adv_win_scale: int = 1,
+    truesize_model: str = "payload",
+    trace_bin_s: float = TRACE_BIN_S,
+    monitor_bin_s: Optional[float] = None,
+    cpu: Optional[Mapping[str, Any]] = None,
+) -> dict[str, Any]:
+    """T4-P with one BIC flow ``bulk`` hs → hr and ``B_snd = B_rcv = buffer_bytes``, as a
+    scenario dict (:func:`t4p_scenario` loads it).
+
+    ``pause``: both hosts send and honour PAUSE, both routers honour it (else flow control
+    is off everywhere). ``tx_rate_cap_bps`` caps the sender NIC (wire bytes; ``tx_rate_cap_min_bps``
+    its lowest settable value, engine default 6 Gbit/s). ``rx_fifo_bytes`` sets F_rx of both
+    NICs (default 256 KiB). ``monitor_bin_s`` adds a monitor on R_r's egress toward H_r
+    (``rr->hr``: frames delivered and the router queue per bin). ``cpu`` is the host CPU table
+    of spec 04 §2.7, put on both hosts when given (the engine does not model the CPU yet).
+    """
+    nic: dict[str, Any] = {"profile": nic_profile}
+    if rx_fifo_bytes is not None:
+        nic["rx_fifo"] = q.size(rx_fifo_bytes)
+    sender_nic = dict(nic)
+    if tx_rate_cap_bps is not None:
+        sender_nic["tx_rate_cap"] = q.rate(tx_rate_cap_bps)
+    if tx_rate_cap_min_bps is not None:
+        sender_nic["tx_rate_cap_min"] = q.rate(tx_rate_cap_min_bps)
+    router_queue = {"kind": "droptail", "limit": q.size(router_buffer_bytes)}
+    router_fc = {"honour": pause}
+    one_way = q.time(rtt_s / 2.0 + 2 * ROUTER_LATENCY_S)
+    cable = q.time(CABLE_DELAY_S)
+    d: dict[str, Any] = {
+        "sim": {
+            "name": name,
+            "duration": q.time(duration_s),
+            "seed": seed,
+            "trace": {"mode": "bin", "bin": q.time(trace_bin_s)},
+        },
+        "node": [
+            _host(SENDER, mtu=mtu, ip_version=ip_version, txqueuelen=txqueuelen, nic=sender_nic, pause=pause, cpu=cpu),
+            {"name": "rs", "kind": "router", "fc": dict(router_fc)},
+            {"name": "rr", "kind": "router", "fc": dict(router_fc)},
+            _host(RECEIVER, mtu=mtu, ip_version=ip_version, txqueuelen=txqueuelen, nic=nic, pause=pause, cpu=cpu),
+        ],
+        "link": [
+            {"from": SENDER, "to": "rs", "phy": "10g_lan", "delay": cable, "reverse_queue": dict(router_queue)},
+            {
+                "from": "rs",
+                "to": "rr",
+                "phy": "10g_lan",
+                "delay": one_way,
+                "queue": dict(router_queue),
+                "reverse_queue": dict(router_queue),
+            },
+            {"from": "rr", "to": RECEIVER, "phy": "10g_lan", "delay": cable, "queue": dict(router_queue)},
+        ],
+        "flow": [
+            {
+                "name": FLOW,
+                "kind": "tcp_bulk",
+                "from": SENDER,
+                "to": RECEIVER,
+                "cc": CC,
+                "cc_params": dict(CC_PARAMS),
+                "profile": PROFILE,
+                "sndbuf": q.size(buffer_bytes),
+                "rcvbuf": q.size(buffer_bytes),
+                "tcp": {
+                    "adv_win_scale": adv_win_scale,
+                    "truesize_model": truesize_model,
+                    "buffer_semantics": "kernel",
+                },
+            }
+        ],
+    }
+    if monitor_bin_s is not None:
+        d["monitor"] = [{"link": TO_RECEIVER, "bin": q.time(monitor_bin_s)}]
+    return d
+
+
+def t4p_scenario(name: str, **keys: Any) -> Scenario:
+    """:func:`t4p_dict` loaded as a :class:`~lfnlab.Scenario` (checked by the engine)."""
+    return Scenario.from_dict(t4p_dict(name, **keys), origin=f"<{name}>")
+
+
+# ------------------------------------------------------------------ derived metrics (spec 04 §2.13)
+
+
+def app_rx_bins(rows: pd.DataFrame, duration_s: float, bin_s: float = 1.0) -> pd.DataFrame:
+    """``app_rx_rate`` in bins [k·bin, (k + 1)·bin) of the run: bytes returned to the receiving
+    application (the trace's cumulative ``bytes_read``) · 8 / bin. Columns ``t_start``,
+    ``t_end``, ``rate_bps``. ``bin_s`` must be a multiple of the trace bin."""
+    import pandas as pd
+
+    n = int(math.floor(duration_s / bin_s + 1e-9))
+    edges = bin_s * np.arange(n + 1)
+    read = np.array([value_at(rows, "bytes_read", t, default=0.0) for t in edges])
+    return pd.DataFrame({"t_start": edges[:-1], "t_end": edges[1:], "rate_bps": np.diff(read) * 8.0 / bin_s})
+
+
+def sustained_rate_bps(rows: pd.DataFrame, duration_s: float, steady_fraction: float = 0.5) -> float:
+    """Mean ``app_rx_rate`` over the steady window, the last ``steady_fraction`` of the run."""
+    return goodput_bps(rows, duration_s * (1.0 - steady_fraction), duration_s)
+
+
+def first_data_s(rows: pd.DataFrame, trace_bin_s: float = TRACE_BIN_S) -> float:
+    """When the first data segment was sent, to one trace bin: the start of the first bin at
+    whose end ``snd_max`` is above 0 (NaN if no data was sent)."""
+    sent = rows[rows["snd_max"] > 0]
+    if sent.empty:
+        return math.nan
+    return max(0.0, float(sent["t"].iloc[0]) - trace_bin_s)
+
+
+def t_up_s(bins: pd.DataFrame, sustained_bps: float, first_s: float) -> float:
+    """Startup time: from the first data segment to the end of the first bin whose rate is at
+    least 0.9 × the sustained rate (NaN if none)."""
+    hit = bins[bins["rate_bps"] >= 0.9 * sustained_bps]
+    if hit.empty or math.isnan(first_s):
+        return math.nan
+    return float(hit["t_end"].iloc[0]) - first_s

@@ -1,0 +1,232 @@
+"""04.E4.1, E4.2, E4.4, E4.5, E4.8 (10 Gbit/s end hosts on T4-P, spec 04 §3).
+
+Each quick form runs once through the command line (module fixture, about 40 s on 2 cores);
+the tests read what it wrote. The framing helpers are tested against the unit-test vectors of
+spec 04 §2.2 and the scenario builder on its own."""
+
+from __future__ import annotations
+
+import csv
+import math
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from lfnlab.reproduce import path04 as p4
+from lfnlab.reproduce.v04 import e1_buffer_sweep as e1
+from lfnlab.reproduce.v04 import e4_window_requirement as e4
+from lfnlab.reproduce.v04 import e5_mitigation as e5
+from lfnlab.reproduce.v04 import e8_txqueuelen as e8
+from lfnlab.reproduce.v04.common04 import edge_allowance, phi, window_rate_bps
+from support import passed_checks, run_cli, run_quick_forms
+
+IDS = ["04.E4.1", "04.E4.2", "04.E4.4", "04.E4.5", "04.E4.8"]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+#: The spec's tables and figures of each experiment (F4.1d needs the CPU model: not produced).
+FILES = {
+    "04.E4.1": ["T4.1.csv", "T4.1-best.csv", "F4.1a.png", "F4.1b.png", "F4.1c.png"],
+    "04.E4.2": ["T4.2.csv", "F4.2.png"],
+    "04.E4.4": ["T4.4.csv", "T4.4-k95.csv", "F4.4.png"],
+    "04.E4.5": ["T4.5.csv", "T4.5-fifo.csv", "T4.5-router.csv", "F4.5.png"],
+    "04.E4.8": ["T4.8.csv", "F4.8.png"],
+}
+
+Outputs = dict[str, tuple[Path, subprocess.CompletedProcess[str]]]
+
+
+@pytest.fixture(scope="module")
+def quick_outputs(tmp_path_factory: pytest.TempPathFactory) -> Outputs:
+    """Each experiment's quick form, run once: ID → (output directory, completed process)."""
+    return run_quick_forms(IDS, tmp_path_factory.mktemp("reproduce04"))
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# ------------------------------------------------------------------ catalogue
+
+
+def test_list_names_them_in_order_after_chapter_03() -> None:
+    p = run_cli("reproduce", "--list")
+    assert p.returncode == 0, p.stderr
+    ids = [line.split()[0] for line in p.stdout.splitlines()]
+    assert [i for i in ids if i.startswith("04.")] == IDS
+    assert ids.index("03.S2") + 1 == ids.index("04.E4.1")
+
+
+# ------------------------------------------------------------------ quick forms
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("experiment_id", IDS)
+def test_quick_form_passes_and_writes_the_spec_outputs(experiment_id: str, quick_outputs: Outputs) -> None:
+    d, p = quick_outputs[experiment_id]
+    checks = passed_checks(experiment_id, d, p)
+    report = (d / "report.md").read_text(encoding="utf-8")
+    assert report.startswith(f"# {experiment_id}: ")
+    for heading in ("## What this checks", "## Parameters", "## Checks", "## Tables", "## Figures", "## Notes", "## Runs"):
+        assert heading in report, heading
+    assert f"lfnlab reproduce {experiment_id} --quick --out {d}" in report
+    for name in FILES[experiment_id]:
+        assert (d / name).is_file(), name
+        assert name in checks["files"]
+    for png in d.glob("*.png"):
+        assert png.read_bytes()[:8] == PNG_MAGIC
+        assert f"]({png.name})" in report
+    assert sorted(checks["files"]) == sorted(f.name for f in d.iterdir() if f.is_file())
+    for run in checks["runs"]:
+        assert (d / run / "summary.json").is_file() and (d / run / "tcp.parquet").is_file(), run
+    expectations = _rows(d / "expectations.csv")
+    assert expectations and {r["agrees"] for r in expectations} <= {"yes", "no", "partly"}
+    assert "CPU model" in report  # what is not built yet is said, not hidden
+
+
+@pytest.mark.engine
+def test_e41_table_covers_the_grid(quick_outputs: Outputs) -> None:
+    d, _ = quick_outputs["04.E4.1"]
+    t = pd.read_csv(d / "T4.1.csv")
+    assert len(t) == len(e1.points(e1.QUICK))
+    assert set(t["nic"]) == {e1.CHELSIO, e1.INTEL} and set(t["mtu"]) == {9198, 1500}
+    assert (t["sustained_Gbps"] <= t["r_ref_Gbps"]).all()
+    wl = t[t["window_limited"]]
+    assert len(wl) >= 4
+    # The window bound is φ·B/RTT with φ = ½.
+    bound = 0.5 * wl["buffer_MiB"] * 2**20 * 8 / (wl["rtt_ms"] / 1e3) / 1e9
+    pd.testing.assert_series_equal(wl["window_bound_Gbps"], bound, check_names=False)
+    report = (d / "report.md").read_text(encoding="utf-8")
+    assert "F4.1d" in report and "not produced" in report
+
+
+@pytest.mark.engine
+def test_e42_ratio_against_the_header_prediction(quick_outputs: Outputs) -> None:
+    d, _ = quick_outputs["04.E4.2"]
+    t = pd.read_csv(d / "T4.2.csv")
+    for mtu, g in t.groupby("mtu"):
+        assert (g["header_prediction"] == p4.mss_eff(int(mtu), 4) / p4.mss_eff(int(mtu), 6)).all()
+    assert ((t["ratio_v4_v6"] / t["header_prediction"] - 1).abs() <= 0.01).all()
+
+
+@pytest.mark.engine
+def test_e44_reports_the_smallest_k_per_curve(quick_outputs: Outputs) -> None:
+    d, _ = quick_outputs["04.E4.4"]
+    k95 = pd.read_csv(d / "T4.4-k95.csv")
+    assert len(k95) == len(e4.QUICK.variants) * len(e4.QUICK.rtts_s)
+    assert set(k95["smallest_k_95pct"]) <= set(e4.QUICK.ks)
+    t = pd.read_csv(d / "T4.4.csv")
+    assert len(t) == len(e4.QUICK.variants) * len(e4.QUICK.rtts_s) * len(e4.QUICK.ks)
+
+
+@pytest.mark.engine
+def test_e45_one_row_per_configuration_and_rtt(quick_outputs: Outputs) -> None:
+    d, _ = quick_outputs["04.E4.5"]
+    t = pd.read_csv(d / "T4.5.csv")
+    assert len(t) == len(e5.CONFIGS) * len(e5.QUICK.rtts_s)
+    paused = t[t["pause"]]
+    assert (paused["rx_fifo_drop"] == 0).all()
+    assert (t[~t["pause"] & t["cap_Gbps"].isna()]["rx_fifo_drop"] > 0).all()
+
+
+@pytest.mark.engine
+def test_e48_stalls_fall_with_the_queue(quick_outputs: Outputs) -> None:
+    d, _ = quick_outputs["04.E4.8"]
+    t = pd.read_csv(d / "T4.8.csv")
+    assert list(t["txqueuelen"]) == sorted(e8.QUICK.txqueuelens)
+    assert t["send_stalls"].is_monotonic_decreasing
+    assert (t["qdisc_max_packets"] <= t["txqueuelen"]).all()
+
+
+# ------------------------------------------------------------------ framing (spec 04 §2.2)
+
+
+@pytest.mark.parametrize(
+    ("mtu", "ip", "mss", "wire", "frames_per_s", "ceiling_gbps"),
+    # The unit-test vectors of spec 04 §2.2 (R_mac 10 Gbit/s).
+    [
+        (1500, 4, 1448, 1538, 812_744, 9.4148),
+        (1500, 6, 1428, 1538, 812_744, 9.2848),
+        (9000, 4, 8948, 9038, 138_305, 9.9004),
+        (9000, 6, 8928, 9038, 138_305, 9.8783),
+        (9198, 4, 9146, 9236, 135_340, 9.9026),
+        (9198, 6, 9126, 9236, 135_340, 9.8809),
+    ],
+)
+def test_framing_vectors(mtu: int, ip: int, mss: int, wire: int, frames_per_s: int, ceiling_gbps: float) -> None:
+    assert p4.mss_eff(mtu, ip) == mss
+    assert p4.wire_bytes(mtu) == wire
+    assert round(p4.R_MAC_LAN_BPS / (8 * wire)) == frames_per_s
+    assert round(p4.R_MAC_LAN_BPS * mss / wire / 1e9, 4) == ceiling_gbps
+
+
+def test_reference_rates() -> None:
+    # Bus term: 8.533 Gbit/s · 9126 / (9216 − 4 + 64) = 8.3950 Gbit/s, below the wire ceiling 9.8809.
+    assert p4.r_ref_bps(9198, 6) == pytest.approx(8.533e9 * 9126 / 9276)
+    # The cap term: 6 Gbit/s · 9126 / 9236.
+    assert p4.r_ref_bps(9198, 6, 6e9) == pytest.approx(6e9 * 9126 / 9236)
+    # docs/ten-gig-hosts.md: the receiver limit with one ACK (L2 90 B) per two segments is 8.342 Gbit/s.
+    assert p4.receiver_bus_limit_bps(9198, 6) == pytest.approx(8.342e9, rel=1e-4)
+    assert p4.ack_l2_bytes(4) == 70 and p4.ack_l2_bytes(6) == 90
+    assert p4.bdp_bytes(8e9, 0.1) == 1e8
+
+
+def test_window_helpers() -> None:
+    assert phi(1) == 0.5 and phi(2) == 0.75
+    assert window_rate_bps(2 * 2**20, 0.02) == pytest.approx(0.5 * 2 * 2**20 * 8 / 0.02)
+    assert window_rate_bps(2**20, 0.0) == math.inf
+    assert edge_allowance(0.05, 2.0) == pytest.approx(0.025)
+    assert e4.Variant("b", 2, "payload").held == pytest.approx(2 / 3)
+    assert e4.Variant("a", 1, "payload").held == 0.5
+
+
+def test_e8_predicted_qdisc_need() -> None:
+    # φ·3·BDP − BDP = ½·BDP of the capped path at 100 ms, in 9126-byte segments, less 1024 descriptors.
+    bdp = 6e9 * 9126 / 9236 * 0.1 / 8
+    assert e8.qdisc_need_packets(e8.FULL) == pytest.approx(round(3 * bdp) * 0.5 / 9126 - bdp / 9126 - 1024, abs=1e-6)
+
+
+# ------------------------------------------------------------------ the scenario builder
+
+
+def test_t4p_dict_keys() -> None:
+    d = p4.t4p_dict("t", rtt_s=0.1, buffer_bytes=64 * 2**20, duration_s=2.0, tx_rate_cap_bps=6e9)
+    nodes = {n["name"]: n for n in d["node"]}
+    assert nodes["hs"]["fc"] == {"send": True, "honour": True} == nodes["hr"]["fc"]
+    assert nodes["rs"]["fc"] == {"honour": True} == nodes["rr"]["fc"]
+    assert nodes["hs"]["nic"] == {"profile": "chelsio_t110", "tx_rate_cap": "6Gbps"}
+    assert nodes["hr"]["nic"] == {"profile": "chelsio_t110"}
+    assert nodes["hs"]["mtu"] == 9198 and nodes["hs"]["ip_version"] == 6 and nodes["hs"]["txqueuelen"] == 10000
+    assert all("cpu" not in n for n in d["node"])
+    links = {(l["from"], l["to"]): l for l in d["link"]}
+    assert {l["phy"] for l in d["link"]} == {"10g_lan"}
+    # RTT/2 each way plus the two routers' 5 µs forwarding latency; 10 m cables.
+    assert links[("rs", "rr")]["delay"] == "50010us"
+    assert links[("hs", "rs")]["delay"] == "50ns" == links[("rr", "hr")]["delay"]
+    limits = [links[("hs", "rs")]["reverse_queue"], links[("rs", "rr")]["queue"], links[("rs", "rr")]["reverse_queue"], links[("rr", "hr")]["queue"]]
+    assert all(x == {"kind": "droptail", "limit": "268435456B"} for x in limits)
+    flow = d["flow"][0]
+    assert flow["cc"] == "bic" and flow["cc_params"] == {"variant": "bic-2.6.12"} and flow["profile"] == "linux-2.6"
+    assert flow["sndbuf"] == flow["rcvbuf"] == "67108864B"
+    assert flow["tcp"] == {"adv_win_scale": 1, "truesize_model": "payload", "buffer_semantics": "kernel"}
+    assert d["sim"]["trace"] == {"mode": "bin", "bin": "100ms"}
+
+
+def test_t4p_dict_without_pause_and_with_a_cpu_table() -> None:
+    cpu = {"freq": "2.2GHz", "cores": 2}
+    d = p4.t4p_dict("t", rtt_s=0.0, buffer_bytes=2**20, duration_s=1.0, pause=False, cpu=cpu, mtu=1500, ip_version=4)
+    nodes = {n["name"]: n for n in d["node"]}
+    assert nodes["hs"]["fc"] == {"send": False, "honour": False} and nodes["rr"]["fc"] == {"honour": False}
+    # The CPU model (spec 04 §2.7) is not built: the table is only passed through to both hosts.
+    assert nodes["hs"]["cpu"] == cpu == nodes["hr"]["cpu"]
+    assert "cpu" not in nodes["rs"] and "cpu" not in nodes["rr"]
+    assert {l["delay"] for l in d["link"] if l["from"] == "rs"} == {"10us"}
+
+
+def test_t4p_scenario_loads_and_the_engine_fills_the_nic() -> None:
+    s = p4.t4p_scenario("t", rtt_s=0.05, buffer_bytes=8 * 2**20, duration_s=1.0, rx_fifo_bytes=64 * 2**10, tx_rate_cap_bps=7e9)
+    nodes = {n["name"]: n for n in s.to_dict()["node"]}
+    assert nodes["hs"]["nic"]["rx_fifo"] == "64KiB" == nodes["hr"]["nic"]["rx_fifo"]
+    assert nodes["hs"]["nic"]["tx_rate_cap"] == "7Gbps" and "tx_rate_cap" not in nodes["hr"]["nic"]
+    # The bus defaults the reference rate assumes (path04.R_BUS_BPS, ETA_BUS, O_RX_BYTES, O_TX_BYTES).
+    assert nodes["hr"]["bus"] == {"model": "shared", "rate": "8533Mbps", "efficiency": 1.0, "o_rx": "64B", "o_tx": "32B"}
