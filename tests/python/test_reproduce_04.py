@@ -197,7 +197,8 @@ def test_t4p_dict_keys() -> None:
     assert nodes["hs"]["nic"] == {"profile": "chelsio_t110", "tx_rate_cap": "6Gbps"}
     assert nodes["hr"]["nic"] == {"profile": "chelsio_t110"}
     assert nodes["hs"]["mtu"] == 9198 and nodes["hs"]["ip_version"] == 6 and nodes["hs"]["txqueuelen"] == 10000
-    assert all("cpu" not in n for n in d["node"])
+    # Both hosts run the spec 04 §2.7 CPU model with its defaults; routers have none.
+    assert [n.get("cpu") for n in d["node"]] == [{}, None, None, {}]
     links = {(l["from"], l["to"]): l for l in d["link"]}
     assert {l["phy"] for l in d["link"]} == {"10g_lan"}
     # RTT/2 each way plus the two routers' 5 µs forwarding latency; 10 m cables.
@@ -213,14 +214,24 @@ def test_t4p_dict_keys() -> None:
 
 
 def test_t4p_dict_without_pause_and_with_a_cpu_table() -> None:
-    cpu = {"freq": "2.2GHz", "cores": 2}
+    cpu = {"freq": 2.2, "cores": 2, "app_core": 1}
     d = p4.t4p_dict("t", rtt_s=0.0, buffer_bytes=2**20, duration_s=1.0, pause=False, cpu=cpu, mtu=1500, ip_version=4)
     nodes = {n["name"]: n for n in d["node"]}
     assert nodes["hs"]["fc"] == {"send": False, "honour": False} and nodes["rr"]["fc"] == {"honour": False}
-    # The CPU model (spec 04 §2.7) is not built: the table is only passed through to both hosts.
+    # A CPU table (spec 04 §2.7) goes to both hosts; cpu=None gives ideal hosts.
     assert nodes["hs"]["cpu"] == cpu == nodes["hr"]["cpu"]
+    ideal = p4.t4p_dict("t", rtt_s=0.0, buffer_bytes=2**20, duration_s=1.0, cpu=None)
+    assert all("cpu" not in n for n in ideal["node"])
     assert "cpu" not in nodes["rs"] and "cpu" not in nodes["rr"]
     assert {l["delay"] for l in d["link"] if l["from"] == "rs"} == {"10us"}
+
+
+def test_cpu_cap_is_the_cost_formula() -> None:
+    # MTU 1500 over IPv6: MSS_eff 1428; the sender's 7287.6 cycles per frame bind (spec 04 §2.7).
+    per_frame = 4000 + 1.2 * 1428 + 2200 * 1428 / 131072 + 300 + 1250
+    assert p4.cpu_cap_bps(1500, 6) == pytest.approx(2.2e9 / per_frame * 1428 * 8, rel=1e-12)
+    # Jumbo frames: the bus binds, not the CPU.
+    assert p4.host_limit_bps(9198, 6) == p4.receiver_bus_limit_bps(9198, 6) < p4.cpu_cap_bps(9198, 6)
 
 
 def test_t4p_scenario_loads_and_the_engine_fills_the_nic() -> None:

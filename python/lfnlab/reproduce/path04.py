@@ -161,12 +161,43 @@ def receiver_bus_limit_bps(mtu: int, ip_version: int) -> float:
     return ETA_BUS * R_BUS_BPS * mss_eff(mtu, ip_version) / (per_data + 0.5 * per_ack)
 
 
+#: spec 04 §2.7 default CPU: clock and cycle costs (per item; copies per payload byte).
+CPU_HZ = 2.2e9
+C_SEG_TX, C_TXC, C_ACK_RX, C_SEG_RX, C_ACK_TX = 4000.0, 300.0, 2500.0, 4500.0, 1500.0
+C_COPY, C_SYSCALL, C_APP = 1.2, 2000.0, 200.0
+APP_IO_BYTES = 128 * 1024
+
+
+def cpu_cap_bps(mtu: int, ip_version: int, io_bytes: int = APP_IO_BYTES) -> float:
+    """Goodput at which a saturated core of the default CPU (§2.7, application on the interrupt
+    core, one ACK per two segments, interrupts left out) can no longer keep up: the smaller of
+    the sender's f/(c_seg_tx + c_copy·MSS + (c_syscall + c_app)·MSS/w + c_txc + ½·c_ack_rx)
+    and the receiver's f/(c_seg_rx + c_copy·MSS + (c_syscall + c_app)·MSS/r + ½·(c_ack_tx + c_txc))
+    frames/s, times MSS_eff. The formulas the engine's CPU validation meets
+    (docs/ten-gig-hosts.md)."""
+    mss = mss_eff(mtu, ip_version)
+    call = (C_SYSCALL + C_APP) * mss / io_bytes
+    sender = C_SEG_TX + C_COPY * mss + call + C_TXC + 0.5 * C_ACK_RX
+    receiver = C_SEG_RX + C_COPY * mss + call + 0.5 * (C_ACK_TX + C_TXC)
+    return CPU_HZ / max(sender, receiver) * mss * 8.0
+
+
+def host_limit_bps(mtu: int, ip_version: int, cpu: bool = True) -> float:
+    """The end hosts' steady limit: the receiver's bus limit and, with the CPU model, the CPU cap."""
+    bus = receiver_bus_limit_bps(mtu, ip_version)
+    return min(bus, cpu_cap_bps(mtu, ip_version)) if cpu else bus
+
+
 def bdp_bytes(rate_bps: float, rtt_s: float) -> float:
     """BDP = R_ref·RTT_base/8 bytes (spec 04 §2.13)."""
     return rate_bps * rtt_s / 8.0
 
 
 # ------------------------------------------------------------------ the scenario
+
+
+#: The E4 hosts' CPU (spec 04 §3: dual Opteron 248, CPU model §2.7): every key at its default.
+HOST_CPU: Mapping[str, Any] = {}
 
 
 def _host(
@@ -188,7 +219,7 @@ def _host(
         "nic": dict(nic),
         "fc": {"send": pause, "honour": pause},
     }
-    if cpu is not None:  # the CPU model of spec 04 §2.7 (not built yet): passed through as given
+    if cpu is not None:  # the host CPU of spec 04 §2.7 (every key optional)
         h["cpu"] = dict(cpu)
     return h
 
@@ -213,7 +244,7 @@ def t4p_dict(
     truesize_model: str = "payload",
     trace_bin_s: float = TRACE_BIN_S,
     monitor_bin_s: Optional[float] = None,
-    cpu: Optional[Mapping[str, Any]] = None,
+    cpu: Optional[Mapping[str, Any]] = HOST_CPU,
 ) -> dict[str, Any]:
     """T4-P with one BIC flow ``bulk`` hs → hr and ``B_snd = B_rcv = buffer_bytes``, as a
     scenario dict (:func:`t4p_scenario` loads it).
@@ -223,7 +254,8 @@ def t4p_dict(
     its lowest settable value, engine default 6 Gbit/s). ``rx_fifo_bytes`` sets F_rx of both
     NICs (default 256 KiB). ``monitor_bin_s`` adds a monitor on R_r's egress toward H_r
     (``rr->hr``: frames delivered and the router queue per bin). ``cpu`` is the host CPU table
-    of spec 04 §2.7, put on both hosts when given (the engine does not model the CPU yet).
+    of spec 04 §2.7 on both hosts: by default the spec's Opteron 248 with every cost at its
+    default (spec 04 §3 shared configuration); ``None`` gives ideal hosts without a CPU model.
     """
     nic: dict[str, Any] = {"profile": nic_profile}
     if rx_fifo_bytes is not None:

@@ -124,12 +124,12 @@ impl World {
             Work::Output(n) => {
                 let mut cost = Cycles::default();
                 let process = class == Class::Process;
-                for &(s, ref pkt) in cpu.held[class as usize].iter().take(n as usize) {
+                for &(s, ref pkt) in cpu.held.iter().take(n as usize) {
                     let c = cpu.cfg.output_cost(pkt, self.sockets[s as usize].snd.b_snd, process);
                     cost.system += c.system;
                     cost.softirq += c.softirq;
                 }
-                Some((Running::Output { class, n }, cost))
+                Some((Running::Output(n), cost))
             }
             Work::Write(s) => {
                 let room = self.sockets[s as usize].snd.writer_room();
@@ -169,11 +169,11 @@ impl World {
                 self.nic_rx_processed(h, pkt);
                 self.cpu_push(h, Class::Softirq, Work::Poll);
             }
-            Running::Output { class, n } => {
+            Running::Output(n) => {
                 self.cpu(h).stats.packets_built += n as u64;
                 let mut out = std::mem::take(&mut self.out);
                 for _ in 0..n {
-                    let (s, pkt) = self.cpu(h).held[class as usize].pop_front().expect("held packets");
+                    let (s, pkt) = self.cpu(h).held.pop_front().expect("held packets");
                     out.push(pkt);
                     self.enqueue_host_packets(s, &mut out);
                 }
@@ -221,7 +221,7 @@ impl World {
         let cpu = self.cpu(h);
         let class = cpu.ctx;
         let n = out.len() as u32;
-        cpu.held[class as usize].extend(out.drain(..).map(|p| (s, p)));
+        cpu.held.extend(out.drain(..).map(|p| (s, p)));
         self.cpu_push(h, class, Work::Output(n));
     }
 

@@ -186,10 +186,9 @@ def body(p: Params, ctx: RunContext) -> Outcome:
     out.figures.append(_figure(p, table))
     out.notes += stall_note(table, ["variant", "rtt_ms", "k"])
     out.notes += [
-        "M_used counts only segments held in the receive queue. Without the CPU model the receiver reads every in-order "
-        "segment as soon as its DMA ends, so M_used stays 0 unless out-of-order data wait behind a hole; `pow2` charging "
-        "then changes nothing, and variants (a) and (c) coincide in runs without loss. The '3 × BDP' of the source needs "
-        "a receive queue holding about a window (spec 04 §2.8 sizing consequence), which the CPU model would create.",
+        "M_used counts the segments held in the receive queue: in-order data until the reader (CPU model, §2.7) has "
+        "read them, and out-of-order data behind a hole. The '3 × BDP' of the source needs a receive queue holding "
+        "about a window (spec 04 §2.8 sizing consequence); how close the runs come is what T4.4 shows.",
         "Window-limited check at k = 1: the rate lies between 0.95·min(φ, ⅔)·B/RTT and (1 + RTT/T_steady)·φ·B/RTT (one "
         "window per RTT may be read in or out at each end of the steady window; whole segments, delayed ACKs and the fixed "
         "time per round trip lower it). For φ = ½ both ends are φ·B/RTT. For φ = ¾ the send buffer binds first: with "
@@ -346,7 +345,7 @@ def _expectations(p: Params, table: pd.DataFrame, reach: pd.DataFrame) -> pd.Dat
             "the best size is where the §2.8 window rule covers the BDP plus the data resident in the receive queue",
             f"smallest k reaching 95 %: {found}",
             "yes" if agree else "partly",
-            "with no resident data (no CPU model) the rule alone predicts the k; the source's 3 × needs a resident window",
+            "the rule alone (empty queue) predicts the window_rule_k column; data resident in the queue raise the k",
         )
     )
     return expectations_table(rows)

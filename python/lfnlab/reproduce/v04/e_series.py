@@ -1,6 +1,6 @@
 """The E4 experiments of spec 04 §3, one module each, in ID order. E4.3 (startup traces),
-E4.6 (standard-frame packet-rate limit, needs the CPU model) and E4.7 (real routes) are not
-reproduced yet; they belong in this list at their places."""
+E4.6 (standard-frame packet-rate limit) and E4.7 (real routes) are not reproduced yet; they
+belong in this list at their places."""
 
 from __future__ import annotations
 

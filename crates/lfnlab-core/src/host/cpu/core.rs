@@ -38,7 +38,7 @@ pub enum Running {
     Irq,
     TxClean,
     Rx(Packet),
-    Output { class: Class, n: u32 },
+    Output(u32),
     Write { socket: u32, bytes: u64 },
     Read { socket: u32, bytes: u64 },
 }

@@ -43,8 +43,11 @@ pub struct HostCpu {
     pub rx_done: VecDeque<Packet>,
     /// TX completions waiting for the poll loop; each holds its TX descriptor.
     pub tx_done: u32,
-    /// Packets TCP produced, waiting for their `Output` item, per class.
-    pub held: [VecDeque<(u32, Packet)>; 2],
+    /// Packets TCP produced, in production order, waiting to be built. Each
+    /// `Output(n)` item builds the next n, whichever class queued it, so
+    /// packets enter the qdisc in the order TCP produced them (the socket lock
+    /// serialises process and softirq output in Linux).
+    pub held: VecDeque<(u32, Packet)>,
     /// The context TCP code runs in right now (who builds its output).
     pub ctx: Class,
     /// Frames left in the current poll's budget.
@@ -63,7 +66,7 @@ impl HostCpu {
             cfg,
             rx_done: VecDeque::with_capacity(64),
             tx_done: 0,
-            held: [VecDeque::with_capacity(64), VecDeque::with_capacity(64)],
+            held: VecDeque::with_capacity(64),
             ctx: Class::Softirq,
             poll_left: 0,
             rng,
@@ -99,8 +102,8 @@ impl HostCpu {
         (self.rx_done.len() + running) as u64
     }
 
-    /// Packets held for output, all classes (they will enter the qdisc).
+    /// Packets held for output (they will enter the qdisc).
     pub fn held_packets(&self) -> u64 {
-        (self.held[0].len() + self.held[1].len()) as u64
+        self.held.len() as u64
     }
 }
