@@ -140,6 +140,9 @@ fn sender_cpu_caps_frames_per_second_at_the_cost_formula() {
     assert!(hs.cores[0].idle < 0.01);
     // Every byte the writer handed over was written in calls of at most w.
     assert!(hs.bytes_written <= hs.writes * IO_BYTES as u64 && hs.writes > 0);
+    // Segments built by the writer (process) and by ACKs (softirq) leave in
+    // TCP's order: nothing is reordered, so nothing is retransmitted.
+    assert_eq!(out.summary.flows[0].retransmitted_segments, 0);
 }
 
 /// The cost jitter draws from the run's seed: the same seed gives the same
@@ -156,4 +159,22 @@ fn cost_jitter_is_seeded_and_keeps_the_mean() {
     let cap = FREQ_HZ / per_frame;
     let measured = steady_frames_per_s(&a, 1.9);
     assert!((measured / cap - 1.0).abs() < 0.02, "{measured:.0} vs {cap:.0}");
+}
+
+/// Output built in process context (after a write) and in softirq context
+/// (after an ACK) enters the qdisc in the order TCP produced it. The case is
+/// 04.E4.4's (b) at 20 ms and k = 2 (T4-P, jumbo frames, φ = ¾, the send
+/// buffer binding), where both contexts send: nothing is reordered or resent.
+#[test]
+fn process_and_softirq_output_keep_tcps_order() {
+    let text = path("cpu = {}", "cpu = {}", "3s")
+        .replace("kind = \"host\"\n", "kind = \"host\"\nmtu = 9198\nip_version = 6\n")
+        .replace("bus = { model = \"none\" }", "bus = {}")
+        .replace("delay = \"250us\"", "delay = \"10ms\"")
+        .replace("sndbuf = \"16MiB\"\nrcvbuf = \"16MiB\"", "sndbuf = \"40MiB\"\nrcvbuf = \"40MiB\"\ntcp = { adv_win_scale = 2 }")
+        .replace("cc = \"reno\"", "cc = \"bic\"");
+    let out = run_toml(&text);
+    assert!(cpu(&out, "hs").writes > 100);
+    assert_eq!(out.summary.flows[0].fast_retransmits, 0);
+    assert_eq!(out.summary.flows[0].retransmitted_segments, 0);
 }
