@@ -72,14 +72,13 @@ impl World {
     fn cpu_kick(&mut self, h: u32, c: u32) {
         let now = self.now;
         loop {
-            let cpu = self.hosts[h as usize].cpu.as_mut().expect("a CPU model");
-            let core = &mut cpu.cores[c as usize];
+            let core = &mut self.cpu(h).cores[c as usize];
             if !core.is_idle() {
                 return;
             }
             let Some((class, w)) = core.pop() else { return };
             let Some((item, cost)) = self.cpu_price(h, class, w) else { continue };
-            let cpu = self.hosts[h as usize].cpu.as_mut().expect("a CPU model");
+            let cpu = self.cpu(h);
             let (scale, ppc) = (cpu.scale(), cpu.ps_per_cycle());
             let done = cpu.cores[c as usize].start(now, item, cost, scale, ppc);
             self.events.push(done, Event::CpuDone(h * MAX_CORES + c));
@@ -90,6 +89,7 @@ impl World {
     /// What a queued item becomes when it starts, and its cost; `None` when
     /// there is nothing to do (the poll loop ran dry, the reader found no data).
     fn cpu_price(&mut self, h: u32, class: Class, w: Work) -> Option<(Running, Cycles)> {
+        // A field borrow: the arms also read the sockets.
         let cpu = self.hosts[h as usize].cpu.as_mut().expect("a CPU model");
         match w {
             Work::Irq => Some((Running::Irq, cpu.cfg.irq_cost())),
@@ -111,15 +111,13 @@ impl World {
                     return None;
                 };
                 cpu.poll_left -= 1;
-                let (b_rcv, walked) = match self.packet_socket(&pkt, true) {
-                    Some(s) => {
-                        let sock = &self.sockets[s as usize];
-                        (sock.rcv.b_rcv, sock.snd.sb.pipe())
-                    }
-                    None => (0, 0),
-                };
-                let cpu = self.hosts[h as usize].cpu.as_ref().expect("a CPU model");
-                Some((Running::Rx(pkt), cpu.cfg.rx_cost(&pkt, b_rcv, walked)))
+                let socket = self.packet_socket(&pkt, true);
+                let (b_rcv, walked) = socket.map_or((0, 0), |s| {
+                    let sock = &self.sockets[s as usize];
+                    (sock.rcv.b_rcv, sock.snd.sb.pipe())
+                });
+                let cost = self.cpu(h).cfg.rx_cost(&pkt, b_rcv, walked);
+                Some((Running::Rx { pkt, socket }, cost))
             }
             Work::Output(n) => {
                 let mut cost = Cycles::default();
@@ -133,7 +131,7 @@ impl World {
             }
             Work::Write(s) => {
                 let room = self.sockets[s as usize].snd.writer_room();
-                let cpu = self.hosts[h as usize].cpu.as_ref().expect("a CPU model");
+                let cpu = self.cpu(h);
                 let bytes = room.min(cpu.cfg.write_bytes);
                 if bytes == 0 {
                     self.cpu_app[s as usize] &= !APP_WRITING;
@@ -164,9 +162,13 @@ impl World {
                 self.kick_port(port);
                 self.cpu_push(h, Class::Softirq, Work::Poll);
             }
-            Running::Rx(pkt) => {
+            Running::Rx { pkt, socket } => {
                 self.cpu(h).stats.rx_frames += 1;
                 self.nic_rx_processed(h, pkt);
+                // An ACK may have made room for the writer, data may wait for the reader.
+                if let Some(s) = socket {
+                    self.cpu_app_wake(s);
+                }
                 self.cpu_push(h, Class::Softirq, Work::Poll);
             }
             Running::Output(n) => {
@@ -225,12 +227,9 @@ impl World {
         self.cpu_push(h, class, Work::Output(n));
     }
 
-    /// Queue socket `s`'s writer or reader if it has something to do.
-    pub(super) fn cpu_app_wake(&mut self, s: u32) {
+    /// Queue the writer or reader of socket `s` (at a CPU host) if it has something to do.
+    fn cpu_app_wake(&mut self, s: u32) {
         let h = self.socket_host[s as usize];
-        if self.hosts[h as usize].cpu.is_none() {
-            return;
-        }
         let flags = self.cpu_app[s as usize];
         let sock = &mut self.sockets[s as usize];
         if flags & APP_WRITING == 0 && sock.snd.external_writer && sock.snd.writer_room() > 0 {

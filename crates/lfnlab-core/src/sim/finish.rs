@@ -240,13 +240,10 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             .filter_map(|(c, l)| {
                 let l = l.as_mut()?;
                 let name = w.ports.iter().find(|p| p.channel == c as u32).map_or_else(String::new, |p| p.name.clone());
-                let ge = l.ge.as_mut();
-                Some(LinkLossSummary {
-                    link: name,
-                    dropped: l.dropped,
-                    bad_s: ge.map(|g| g.bad_time(end).as_secs_f64()),
-                    transitions: l.ge.as_ref().map_or_else(Vec::new, |g| g.transitions.iter().filter(|(t, _)| *t <= end).map(|(t, bad)| (t.as_secs_f64(), *bad)).collect()),
-                })
+                // bad_time(end) advances the state to the end of the run, no further.
+                let bad_s = l.ge.as_mut().map(|g| g.bad_time(end).as_secs_f64());
+                let transitions = l.ge.as_ref().map_or_else(Vec::new, |g| g.transitions.iter().map(|(t, bad)| (t.as_secs_f64(), *bad)).collect());
+                Some(LinkLossSummary { link: name, dropped: l.dropped, bad_s, transitions })
             })
             .collect(),
         reordered_frames: w.channels.iter().filter_map(|c| c.impaired.as_ref()).map(|im| im.impair.reordered).sum(),

@@ -106,9 +106,12 @@ impl World {
     /// and the next TX DMA.
     pub(super) fn nic_tx_advance(&mut self, h: u32, port: u32) {
         let now = self.now;
-        if self.ports[port as usize].busy_until <= now && self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.complete() && self.hosts[h as usize].cpu.is_some() {
-            // The CPU cleans the completion later (spec 04 §2.7 rule 2).
-            self.cpu_tx_completed(h);
+        if self.ports[port as usize].busy_until <= now {
+            let completed = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.complete();
+            if completed && self.hosts[h as usize].cpu.is_some() {
+                // The CPU cleans the completion later (spec 04 §2.7 rule 2).
+                self.cpu_tx_completed(h);
+            }
         }
         if let Some(m) = self.ports[port as usize].monitor {
             // The bins close before the qdisc changes (as kick_port does without a NIC).

@@ -615,7 +615,6 @@ impl World {
                     }
                 }
                 self.pump(s);
-                self.cpu_app_wake(s);
             }
         }
     }

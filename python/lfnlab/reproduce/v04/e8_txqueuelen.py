@@ -134,9 +134,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         f"steady state the excess, less the {TX_DESCRIPTORS}-descriptor TX ring, needs about {qdisc_need_packets(p):.0f} "
         "qdisc packets (`steady_qdisc_need` in T4.8). Slow start can overshoot that before the window is reached.",
         "The send stalls and CWR entries are the trace's cumulative counters at the end of the run (spec 06 §2.9); the qdisc "
-        "occupancy is the largest over the run (summary `hs:ifq` max_bytes over the L2 frame size). A time series of the "
-        "qdisc is not reported: a monitor on the sender's egress `hs->rs` does not sample it correctly when the host has "
-        "the NIC pipeline (every frame lands in the first bin; reported as an engine issue).",
+        "occupancy is the largest over the run (summary `hs:ifq` max_bytes over the L2 frame size).",
         NOT_BUILT_NOTE,
         SEEDS_NOTE,
     ]

@@ -37,7 +37,8 @@ pub enum Work {
 pub enum Running {
     Irq,
     TxClean,
-    Rx(Packet),
+    /// A received frame and the socket it is for (TCP).
+    Rx { pkt: Packet, socket: Option<u32> },
     Output(u32),
     Write { socket: u32, bytes: u64 },
     Read { socket: u32, bytes: u64 },

@@ -98,7 +98,7 @@ impl HostCpu {
 
     /// Received frames in host memory not yet processed (still queued at the host).
     pub fn rx_frames_held(&self) -> u64 {
-        let running = self.cores.iter().filter(|c| matches!(c.running, Some(core::Running::Rx(_)))).count();
+        let running = self.cores.iter().filter(|c| matches!(c.running, Some(core::Running::Rx { .. }))).count();
         (self.rx_done.len() + running) as u64
     }
 
