@@ -1,7 +1,7 @@
 """The ``lfnlab`` console script.
 
 ``lfnlab plot RESULT_DIR [--out FILE]`` and ``lfnlab reproduce ID [--out DIR]
-[--quick] [--workers N]`` / ``lfnlab reproduce --list`` are handled here (they
+[--quick] [--workers N] [--resume]`` / ``lfnlab reproduce --list`` are handled here (they
 need matplotlib and pandas; see :mod:`lfnlab.reproduce`); every other verb (run,
 validate, sweep, bench) is the Rust command line, run in-process through
 ``lfnlab._native.cli_main``.

@@ -96,6 +96,58 @@ def test_rerun_into_its_own_output_replaces_it(
     stray.rmdir()
 
 
+@pytest.mark.engine
+def test_resume_reuses_stamped_runs_and_reruns_the_rest(
+    quick_outputs: dict[str, tuple[Path, subprocess.CompletedProcess[str]]], tmp_path: Path
+) -> None:
+    import shutil
+
+    d, _ = quick_outputs["06.V2"]
+    copy = tmp_path / "resumed"
+    shutil.copytree(d, copy)
+    runs = sorted(p for p in (copy / "runs").iterdir() if p.is_dir())
+    assert len(runs) >= 2
+    stamp = json.loads((runs[0] / "reproduce.json").read_text(encoding="utf-8"))
+    assert set(stamp) == {"scenario_sha256", "engine_sha256"}
+    # An interrupted sweep: one run lost its stamp (killed before it was written), one is gone.
+    (runs[0] / "reproduce.json").unlink()
+    shutil.rmtree(runs[1])
+    for f in copy.iterdir():
+        if f.is_file():
+            f.unlink()
+    kept = {r.name: (r / "summary.json").stat().st_ino for r in runs[2:]}
+    p = run_cli("reproduce", "06.V2", "--quick", "--resume", "--out", copy)
+    assert p.returncode == 0, p.stderr
+    for name, inode in kept.items():
+        assert (copy / "runs" / name / "summary.json").stat().st_ino == inode, f"{name} was run again"
+    assert (runs[0] / "reproduce.json").is_file() and (runs[1] / "summary.json").is_file()
+    for f in sorted(d.iterdir()):
+        if f.is_file():
+            a, b = f.read_bytes(), (copy / f.name).read_bytes()
+            if f.name == "report.md":
+                a, b = a.replace(str(d).encode(), b"OUT"), b.replace(str(copy).encode(), b"OUT")
+            assert a == b, f.name
+    # A stamp that names another engine build is not trusted: that run is made again.
+    first = runs[0] / "summary.json"
+    before = first.stat().st_ino
+    stale = dict(stamp, engine_sha256="0" * 64)
+    (runs[0] / "reproduce.json").write_text(json.dumps(stale), encoding="utf-8")
+    p = run_cli("reproduce", "06.V2", "--quick", "--resume", "--out", copy)
+    assert p.returncode == 0, p.stderr
+    assert first.stat().st_ino != before
+    assert json.loads((runs[0] / "reproduce.json").read_text(encoding="utf-8")) == stamp
+
+
+def test_resume_refuses_a_foreign_directory(tmp_path: Path) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("keep")
+    p = run_cli("reproduce", "06.V6", "--quick", "--resume", "--out", precious)
+    assert p.returncode == 2
+    assert "--out" in p.stderr.splitlines()[0]
+    assert [f.name for f in precious.iterdir()] == ["thesis.tex"]
+
+
 def test_unknown_id_exits_2_and_lists_the_catalogue(tmp_path: Path) -> None:
     p = run_cli("reproduce", "06.V9", "--out", tmp_path / "x")
     assert p.returncode == 2

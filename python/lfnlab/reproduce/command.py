@@ -1,6 +1,6 @@
 """The ``lfnlab reproduce`` verb (spec 00 §2.3): arguments, output directory, exit status.
 
-``lfnlab reproduce ID [--out DIR] [--quick] [--workers N]`` and ``lfnlab reproduce --list``.
+``lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--resume]`` and ``lfnlab reproduce --list``.
 Exit status 0 when every check passes, 1 when the experiment ran but a check
 failed (or a run failed), 2 for invalid arguments.
 """
@@ -55,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workers", metavar="N", default=None, help="scenarios run in parallel (default: the number of CPUs)"
     )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep DIR's finished runs and reuse each one whose scenario and engine are unchanged "
+        "(an interrupted or extended sweep runs only what is missing)",
+    )
     p.add_argument("--list", action="store_true", help="list the catalogue, one line per experiment")
     return p
 
@@ -84,12 +90,22 @@ def _experiment(experiment_id: Optional[str]) -> Experiment:
     return e
 
 
-def prepare_out(out: Path) -> None:
+def prepare_out(out: Path, resume: bool = False) -> None:
     """Make ``out`` ready: create it, or clear a previous ``lfnlab reproduce`` output in it
     (only the files and run directories its ``checks.json`` lists). Anything else that is
-    not empty is refused, as ``lfnlab run`` refuses to replace a foreign directory."""
+    not empty is refused, as ``lfnlab run`` refuses to replace a foreign directory.
+
+    With ``resume`` nothing is cleared: ``out`` may also be an interrupted output (only a
+    ``runs`` directory), whose stamped runs the runner reuses."""
     if out.exists() and not out.is_dir():
         raise UsageError("--out", f"{out} exists and is not a directory")
+    if resume:
+        if out.is_dir() and not (out / CHECKS).is_file() and any(p.name != RUNS_DIR for p in out.iterdir()):
+            raise UsageError(
+                "--out", f"{out} is not empty and not the output of `lfnlab reproduce`; refusing to resume in it"
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        return
     if out.is_dir() and any(out.iterdir()):
         manifest = out / CHECKS
         try:
@@ -128,12 +144,13 @@ def main(argv: Sequence[str]) -> int:
         workers = _workers(args.workers)
         default_out = Path("out") / (experiment.id + ("-quick" if args.quick else ""))
         out: Path = args.out if args.out is not None else default_out
-        prepare_out(out)
+        prepare_out(out, resume=args.resume)
     except UsageError as e:
         where = f"{e.argument}: " if e.argument else ""
         print(f"error: <arguments>: {where}{e.message}", file=sys.stderr)
         print(
-            "usage: lfnlab reproduce ID [--out DIR] [--quick] [--workers N] | lfnlab reproduce --list", file=sys.stderr
+            "usage: lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--resume] | lfnlab reproduce --list",
+            file=sys.stderr,
         )
         return EXIT_INVALID_INPUT
 
@@ -142,7 +159,7 @@ def main(argv: Sequence[str]) -> int:
     form = "quick" if args.quick else "full"
     print(f"{experiment.id} ({form} form): {experiment.title}; {workers} worker(s); output in {out}", flush=True)
     try:
-        outcome = experiment.run(args.quick, workers, out)
+        outcome = experiment.run(args.quick, workers, out, resume=args.resume)
     except LfnlabError as e:
         print(f"error: {experiment.id}: {e}", file=sys.stderr)
         return EXIT_FAILURE

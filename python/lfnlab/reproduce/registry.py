@@ -46,9 +46,11 @@ class Experiment:
         full = dict(describe(self.full))
         return [(label, value, full.get(label, "—")) for label, value in quick]
 
-    def run(self, quick: bool, workers: int, out: Path) -> Outcome:
-        """Run the experiment, raw results under ``out/runs``; return its outcome."""
-        ctx = RunContext(out=out, workers=workers, quick=quick)
+    def run(self, quick: bool, workers: int, out: Path, resume: bool = False) -> Outcome:
+        """Run the experiment, raw results under ``out/runs``; return its outcome. With
+        ``resume``, stamped runs already in ``out/runs`` with the same scenario and engine
+        are reused (see :mod:`.runner`)."""
+        ctx = RunContext(out=out, workers=workers, quick=quick, resume=resume)
         outcome = self.body(self.params(quick), ctx)
         outcome.runs = list(ctx.records)
         return outcome

@@ -3,10 +3,18 @@
 The native run releases the GIL, so threads run scenarios side by side. Results
 depend only on the scenarios: they are returned and recorded in label order,
 whatever the number of workers or the order in which runs finish.
+
+Resuming (``lfnlab reproduce --resume``): each finished run gets a stamp,
+``runs/<label>/reproduce.json``, naming the SHA-256 of its scenario TOML and of the
+engine (the native module's file). A later run of the same job reuses that result
+only when both match: the engine is deterministic (spec 06 §7), so the stored result
+is byte for byte the one a new run would write. Any other directory is run again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from collections.abc import Sequence
@@ -15,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..result import Result, run
+from ..result import Result, load_result, run
 from ..scenario import Scenario
 from .outcome import RunRecord
 
@@ -25,6 +33,44 @@ __all__ = ["Job", "RunContext", "run_all", "default_workers"]
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 #: Where raw results go, inside the experiment's output directory.
 RUNS_DIR = "runs"
+#: The stamp a finished run gets inside its result directory (see the module notes).
+STAMP = "reproduce.json"
+_ENGINE_ID: Optional[str] = None
+
+
+def engine_id() -> str:
+    """SHA-256 of the native engine module: any rebuild that could change results changes it."""
+    global _ENGINE_ID
+    if _ENGINE_ID is None:
+        from .. import _native
+
+        digest = hashlib.sha256()
+        with open(str(_native.__file__), "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        _ENGINE_ID = digest.hexdigest()
+    return _ENGINE_ID
+
+
+def _stamp(scenario: Scenario) -> dict[str, str]:
+    return {
+        "scenario_sha256": hashlib.sha256(scenario.to_toml().encode("utf-8")).hexdigest(),
+        "engine_sha256": engine_id(),
+    }
+
+
+def _reusable(job: Job, run_dir: Path) -> Optional[Result]:
+    """The stored result of ``job`` in ``run_dir`` if its stamp matches, else None."""
+    try:
+        stored = json.loads((run_dir / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if stored != _stamp(job.scenario):
+        return None
+    try:
+        return load_result(run_dir)
+    except Exception:  # an incomplete or damaged directory: run it again
+        return None
 
 
 @dataclass(frozen=True)
@@ -44,8 +90,12 @@ def run_all(
     runs_dir: Path,
     workers: int,
     keep: Optional[Callable[[Result], Any]] = None,
+    resume: bool = False,
 ) -> dict[str, Any]:
     """Run every job with up to ``workers`` threads; write each to ``runs_dir/<label>``.
+
+    With ``resume``, a job whose directory holds a stamped result of the same scenario
+    and engine is not run again: the stored result is loaded instead.
 
     Returns ``{label: keep(result)}`` (the Result itself without ``keep``) in label
     order. ``keep`` runs in the worker thread, so a large trace can be reduced before
@@ -62,7 +112,11 @@ def run_all(
     runs_dir.mkdir(parents=True, exist_ok=True)
 
     def one(job: Job) -> Any:
-        result = run(job.scenario, out=runs_dir / job.label)
+        run_dir = runs_dir / job.label
+        result = _reusable(job, run_dir) if resume else None
+        if result is None:
+            result = run(job.scenario, out=run_dir)
+            (run_dir / STAMP).write_text(json.dumps(_stamp(job.scenario), indent=1) + "\n", encoding="utf-8")
         return result if keep is None else keep(result)
 
     ordered = sorted(jobs, key=lambda j: j.label)
@@ -83,6 +137,7 @@ class RunContext:
     out: Path
     workers: int
     quick: bool
+    resume: bool = False
     records: list[RunRecord] = field(default_factory=list)
 
     @property
@@ -97,7 +152,7 @@ class RunContext:
             summaries[result.out_dir.name if result.out_dir else ""] = result.summary
             return result if keep is None else keep(result)
 
-        kept = run_all(jobs, self.runs_dir, self.workers, keep_and_log)
+        kept = run_all(jobs, self.runs_dir, self.workers, keep_and_log, resume=self.resume)
         for label in kept:
             self.records.append(RunRecord(label, f"{RUNS_DIR}/{label}", summaries[label]))
         self.records.sort(key=lambda r: r.label)
