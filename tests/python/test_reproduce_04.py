@@ -1,4 +1,4 @@
-"""04.E4.1, E4.2, E4.4, E4.5, E4.8 (10 Gbit/s end hosts on T4-P, spec 04 §3).
+"""04.E4.1, E4.2, E4.4, E4.5, E4.6, E4.8 (10 Gbit/s end hosts on T4-P, spec 04 §3).
 
 Each quick form runs once through the command line (module fixture, about 40 s on 2 cores);
 the tests read what it wrote. The framing helpers are tested against the unit-test vectors of
@@ -17,11 +17,13 @@ from lfnlab.reproduce import path04 as p4
 from lfnlab.reproduce.v04 import e1_buffer_sweep as e1
 from lfnlab.reproduce.v04 import e4_window_requirement as e4
 from lfnlab.reproduce.v04 import e5_mitigation as e5
+from lfnlab.reproduce.v04 import e6_packet_rate as e6
+from lfnlab.reproduce.v04.cpu04 import core_shares, host_cpu
 from lfnlab.reproduce.v04 import e8_txqueuelen as e8
 from lfnlab.reproduce.v04.common04 import edge_allowance, phi, window_rate_bps
 from support import passed_checks, run_cli, run_quick_forms
 
-IDS = ["04.E4.1", "04.E4.2", "04.E4.4", "04.E4.5", "04.E4.8"]
+IDS = ["04.E4.1", "04.E4.2", "04.E4.4", "04.E4.5", "04.E4.6", "04.E4.8"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 #: The spec's tables and figures of each experiment (F4.1d needs the CPU model: not produced).
 FILES = {
@@ -29,6 +31,7 @@ FILES = {
     "04.E4.2": ["T4.2.csv", "F4.2.png"],
     "04.E4.4": ["T4.4.csv", "T4.4-k95.csv", "F4.4.png"],
     "04.E4.5": ["T4.5.csv", "T4.5-fifo.csv", "T4.5-router.csv", "F4.5.png"],
+    "04.E4.6": ["T4.6.csv", "T4.6-sensitivity.csv", "T4.6-split.csv", "T4.6-sweep.csv", "F4.6.png"],
     "04.E4.8": ["T4.8.csv", "F4.8.png"],
 }
 
@@ -136,6 +139,67 @@ def test_e48_stalls_fall_with_the_queue(quick_outputs: Outputs) -> None:
     assert list(t["txqueuelen"]) == sorted(e8.QUICK.txqueuelens)
     assert t["send_stalls"].is_monotonic_decreasing
     assert (t["qdisc_max_packets"] <= t["txqueuelen"]).all()
+
+
+@pytest.mark.engine
+def test_e46_tables_cover_every_variant(quick_outputs: Outputs) -> None:
+    d, _ = quick_outputs["04.E4.6"]
+    t = pd.read_csv(d / "T4.6.csv")
+    assert len(t) == len(e6.QUICK.rtts_s) * len(e6.QUICK.mtus) * len(e6.IRQ)
+    assert set(t["irq"]) == set(e6.IRQ)
+    # With standard frames a core is saturated; the frame rate is the goodput in full segments.
+    std = t[t["mtu"] == 1500]
+    assert (std[["hs_busiest", "hr_busiest"]].max(axis=1) > 0.95).all()
+    assert std["frames_per_s"].to_numpy() == pytest.approx((std["sustained_Gbps"] * 1e9 / (8 * 1428)).to_numpy())
+    sens = pd.read_csv(d / "T4.6-sensitivity.csv")
+    assert len(sens) == len(e6.QUICK.mtus) * 2 * len(e6.QUICK.sensitivity)
+    # A dearer segment never raises the rate; a cheaper one never lowers it (beyond the seed's jitter).
+    dearer = sens[sens["factor"] > 1]
+    assert (dearer["change_measured"] <= 0.005).all()
+    sweep = pd.read_csv(d / "T4.6-sweep.csv")
+    assert sorted(set(sweep["offered_Gbps"])) == [c / 1e9 for c in e6.QUICK.caps_bps]
+
+
+# ------------------------------------------------------------------ CPU measurements and formulas (spec 04 §2.7)
+
+
+def test_cpu_cap_with_scaled_costs_and_split_cores() -> None:
+    costs = p4.Costs().scaled("c_seg_tx", 1.3)
+    assert costs.c_seg_tx == pytest.approx(5200) and costs.c_seg_rx == p4.C_SEG_RX
+    fc = p4.frame_cycles(1500, 6, costs)
+    assert fc["sender"]["softirq"] == pytest.approx(5200 + 300 + 1250)
+    assert p4.cpu_cap_bps(1500, 6, costs) == pytest.approx(2.2e9 / sum(fc["sender"].values()) * 1428 * 8)
+    # Split cores: the busier share per frame binds; for MTU 1500 the sender's softirq work.
+    assert p4.cpu_cap_bps(1500, 6, split_cores=True) == pytest.approx(2.2e9 / 5550 * 1428 * 8)
+    # A cheaper receiver leaves the sender binding: the cap does not move.
+    assert p4.cpu_cap_bps(1500, 6, p4.Costs().scaled("c_seg_rx", 0.7)) == p4.cpu_cap_bps(1500, 6)
+
+
+def test_core_shares_cut_the_window_to_whole_bins() -> None:
+    core = {"bins_user_s": [0.1, 0.1, 0.2, 0.2], "bins_system_s": [0.0, 0.0, 0.3, 0.5], "bins_softirq_s": [0.5, 0.5, 0.4, 0.3]}
+    shares = core_shares(core, 1.0, 2.0, 4.0)
+    assert shares["user"] == pytest.approx(0.2)
+    assert shares["system"] == pytest.approx(0.4)
+    assert shares["busy"] == pytest.approx(0.95)
+    # A window starting inside a bin begins at the next whole bin.
+    assert core_shares(core, 1.0, 2.5, 4.0)["busy"] == pytest.approx(1.0)
+    summary = {
+        "host_cpus": [
+            {
+                "host": "hr",
+                "bin_s": 1.0,
+                "freq_ghz": 2.0,
+                "interrupts": 10,
+                "rx_frames": 1000,
+                "packets_built": 500,
+                "cores": [dict(core, idle=0.5), {"idle": 1.0}],
+            }
+        ]
+    }
+    h = host_cpu(summary, "hr", 4.0, 0.5)
+    assert h["cycles_per_frame"] == pytest.approx(0.5 * 4.0 * 2e9 / 1000)
+    assert h["interrupts_per_frame"] == pytest.approx(0.01)
+    assert h["busiest"] == pytest.approx(0.95) and h["cores"][1]["busy"] == 0
 
 
 # ------------------------------------------------------------------ framing (spec 04 §2.2)

@@ -139,12 +139,14 @@ fn goodput_meets_the_receiver_bus_limit() {
 }
 
 /// spec 04 §2.6: a capped sender's frames start at least 8·W/cap apart and the
-/// rate is the cap; a request below `tx_rate_cap_min` is raised to it.
+/// rate is the cap; a request below `tx_rate_cap_min` is raised to it, unless that floor is
+/// set to 0 (spec 04 §3 E4.6).
 #[test]
 fn rate_cap_spaces_frame_starts_by_wire_bytes() {
     let capture = "[[monitor]]\nlink = \"hs->rs\"\nbin = \"1s\"\ncapture_packets = 20000";
-    for (cap, eff, clamped) in [("7Gbps", 7e9, false), ("2Gbps", 6e9, true)] {
-        let out = run_toml(&t4p("1s", "500us", "{ send = true, honour = true }", &format!("{{ tx_rate_cap = \"{cap}\" }}"), capture));
+    for (cap, floor, eff, clamped) in [("7Gbps", "6Gbps", 7e9, false), ("2Gbps", "6Gbps", 6e9, true), ("2Gbps", "0Gbps", 2e9, false)] {
+        let nic_keys = format!("{{ tx_rate_cap = \"{cap}\", tx_rate_cap_min = \"{floor}\" }}");
+        let out = run_toml(&t4p("1s", "500us", "{ send = true, honour = true }", &nic_keys, capture));
         let hs = nic(&out, "hs");
         assert_eq!((hs.tx_rate_cap_bps, hs.tx_rate_cap_clamped), (Some(eff as u64), clamped));
         let t = f64s(&out.packets, "t");

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
@@ -168,18 +169,56 @@ C_COPY, C_SYSCALL, C_APP = 1.2, 2000.0, 200.0
 APP_IO_BYTES = 128 * 1024
 
 
-def cpu_cap_bps(mtu: int, ip_version: int, io_bytes: int = APP_IO_BYTES) -> float:
-    """Goodput at which a saturated core of the default CPU (§2.7, application on the interrupt
-    core, one ACK per two segments, interrupts left out) can no longer keep up: the smaller of
-    the sender's f/(c_seg_tx + c_copy·MSS + (c_syscall + c_app)·MSS/w + c_txc + ½·c_ack_rx)
-    and the receiver's f/(c_seg_rx + c_copy·MSS + (c_syscall + c_app)·MSS/r + ½·(c_ack_tx + c_txc))
-    frames/s, times MSS_eff. The formulas the engine's CPU validation meets
-    (docs/ten-gig-hosts.md)."""
+@dataclass(frozen=True)
+class Costs:
+    """The per-item cycle costs of §2.7 the packet-rate formulas use (defaults above)."""
+
+    c_seg_tx: float = C_SEG_TX
+    c_seg_rx: float = C_SEG_RX
+    c_txc: float = C_TXC
+    c_ack_rx: float = C_ACK_RX
+    c_ack_tx: float = C_ACK_TX
+    c_copy: float = C_COPY
+    c_syscall: float = C_SYSCALL
+    c_app: float = C_APP
+    io_bytes: int = APP_IO_BYTES
+
+    def scaled(self, key: str, factor: float) -> Costs:
+        """These costs with ``key`` multiplied by ``factor`` (the §5 ±30 % sensitivity)."""
+        return replace(self, **{key: getattr(self, key) * factor})
+
+
+def frame_cycles(mtu: int, ip_version: int, costs: Costs = Costs()) -> dict[str, dict[str, float]]:
+    """Cycles per data frame at each host, split by where the work runs (§2.7 rules 1–4), with
+    one ACK per two segments and interrupts left out (NAPI keeps them masked at saturation):
+
+    - sender: ``softirq`` = c_seg_tx (output released by ACKs) + c_txc + ½·c_ack_rx;
+      ``process`` = (c_syscall + c_app)·MSS/w + c_copy·MSS;
+    - receiver: ``softirq`` = c_seg_rx + ½·(c_ack_tx + c_txc); ``process`` = (c_syscall + c_app)·MSS/r
+      + c_copy·MSS.
+    """
     mss = mss_eff(mtu, ip_version)
-    call = (C_SYSCALL + C_APP) * mss / io_bytes
-    sender = C_SEG_TX + C_COPY * mss + call + C_TXC + 0.5 * C_ACK_RX
-    receiver = C_SEG_RX + C_COPY * mss + call + 0.5 * (C_ACK_TX + C_TXC)
-    return CPU_HZ / max(sender, receiver) * mss * 8.0
+    call = (costs.c_syscall + costs.c_app) * mss / costs.io_bytes
+    process = call + costs.c_copy * mss
+    return {
+        "sender": {"softirq": costs.c_seg_tx + costs.c_txc + 0.5 * costs.c_ack_rx, "process": process},
+        "receiver": {"softirq": costs.c_seg_rx + 0.5 * (costs.c_ack_tx + costs.c_txc), "process": process},
+    }
+
+
+def cpu_cap_bps(mtu: int, ip_version: int, costs: Costs = Costs(), split_cores: bool = False) -> float:
+    """Goodput at which the busiest core of the default CPU (§2.7) saturates: f / (cycles per
+    frame on that core) · MSS_eff, from :func:`frame_cycles`. The formulas the engine's CPU
+    validation meets (docs/ten-gig-hosts.md).
+
+    Same core (the default, application on the interrupt core): all of a host's work per frame on
+    one core. ``split_cores`` (application on its own core): the larger of the softirq and process
+    shares; this assumes every segment is built in softirq context (released by an ACK), the
+    steady state of a bulk sender whose writer waits for buffer space."""
+    worst = 0.0
+    for parts in frame_cycles(mtu, ip_version, costs).values():
+        worst = max(worst, max(parts.values()) if split_cores else sum(parts.values()))
+    return CPU_HZ / worst * mss_eff(mtu, ip_version) * 8.0
 
 
 def host_limit_bps(mtu: int, ip_version: int, cpu: bool = True) -> float:

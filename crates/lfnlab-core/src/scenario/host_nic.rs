@@ -7,7 +7,7 @@
 
 use super::model::{BusSpec, FcSpec, LinkSpec, NicSpec, NodeKind, NodeSpec};
 use super::resolve::Ctx;
-use super::units::{ByteSize, Rate, TimeSpan};
+use super::units::{ByteSize, Rate, RateOrZero, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
 use crate::host::nic::bus::BusConfig;
@@ -24,7 +24,7 @@ const O_TX: ByteSize = ByteSize::from_bytes(32);
 const FIFO: ByteSize = ByteSize::from_bytes(256 << 10);
 const DESCRIPTORS: u32 = 1024;
 /// spec 04 §2.6.
-const CAP_MIN: Rate = Rate::from_bps(6_000_000_000);
+const CAP_MIN: RateOrZero = RateOrZero::from_bps(6_000_000_000);
 /// spec 04 §2.5 parameter table.
 const MIN_HEADROOM: u64 = 32 << 10;
 const XON_BELOW_XOFF: u64 = 64 << 10;

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::units::{ByteSize, Rate, TimeSpan};
+use super::units::{ByteSize, Rate, RateOrZero, TimeSpan};
 
 /// A whole scenario file.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
@@ -125,7 +125,7 @@ pub struct NicSpec {
     pub tx_rate_cap: Option<Rate>,
     /// Lowest settable cap, default 6 Gbit/s; lower requests are raised to it
     /// (reported as `tx_rate_cap_clamped` in the summary).
-    pub tx_rate_cap_min: Option<Rate>,
+    pub tx_rate_cap_min: Option<RateOrZero>,
     /// `per_frame` (default) or `burst_k`.
     pub tx_pacing: Option<String>,
     /// Frames per burst for `burst_k`, default 1.

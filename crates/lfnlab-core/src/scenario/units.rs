@@ -22,6 +22,14 @@ pub struct Rate {
     pub bps: u64,
 }
 
+/// A bit rate that may be zero: a lower bound such as `nic.tx_rate_cap_min` (spec 04 §3 E4.6
+/// sets it to 0). Parsed and written like [`Rate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RateOrZero {
+    /// Bits per second.
+    pub bps: u64,
+}
+
 /// A size in bytes (spec 00 §2.1 "size"; memory binary, volumes decimal, spec 06 §1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ByteSize {
@@ -39,6 +47,16 @@ pub struct TimeSpan {
 impl Rate {
     pub const fn from_bps(bps: u64) -> Rate {
         Rate { bps }
+    }
+    /// Bits per second.
+    pub const fn bps(self) -> u64 {
+        self.bps
+    }
+}
+
+impl RateOrZero {
+    pub const fn from_bps(bps: u64) -> RateOrZero {
+        RateOrZero { bps }
     }
     /// Bits per second.
     pub const fn bps(self) -> u64 {
@@ -112,6 +130,8 @@ const RATE: UnitKind = UnitKind {
     zero_allowed: false,
     zero: "0bps",
 };
+
+const RATE_OR_ZERO: UnitKind = UnitKind { zero_allowed: true, ..RATE };
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
@@ -262,6 +282,13 @@ impl FromStr for Rate {
     }
 }
 
+impl FromStr for RateOrZero {
+    type Err = String;
+    fn from_str(s: &str) -> Result<RateOrZero, String> {
+        RATE_OR_ZERO.parse(s).map(RateOrZero::from_bps)
+    }
+}
+
 impl FromStr for ByteSize {
     type Err = String;
     fn from_str(s: &str) -> Result<ByteSize, String> {
@@ -279,6 +306,12 @@ impl FromStr for TimeSpan {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         RATE.format(self.bps, f)
+    }
+}
+
+impl fmt::Display for RateOrZero {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        RATE_OR_ZERO.format(self.bps, f)
     }
 }
 
@@ -344,6 +377,7 @@ macro_rules! serde_by_string {
 }
 
 serde_by_string!(Rate, RATE);
+serde_by_string!(RateOrZero, RATE_OR_ZERO);
 serde_by_string!(ByteSize, SIZE);
 serde_by_string!(TimeSpan, TIME);
 
@@ -378,6 +412,16 @@ mod tests {
         assert_eq!(rate("1.25GB/s"), Ok(10_000_000_000));
         assert_eq!(rate("5.12Mbps"), Ok(5_120_000));
         assert_eq!(rate("1e3Mbps"), Ok(1_000_000_000));
+    }
+
+    #[test]
+    fn a_rate_floor_may_be_zero_and_round_trips() {
+        assert!("0Gbps".parse::<Rate>().is_err());
+        assert_eq!("0Gbps".parse::<RateOrZero>(), Ok(RateOrZero::from_bps(0)));
+        assert_eq!("6Gbps".parse::<RateOrZero>(), Ok(RateOrZero::from_bps(6_000_000_000)));
+        assert_eq!(RateOrZero::from_bps(0).to_string(), "0bps");
+        assert_eq!(RateOrZero::from_bps(6_000_000_000).to_string(), "6Gbps");
+        assert!("-1Gbps".parse::<RateOrZero>().is_err());
     }
 
     #[test]

@@ -1,11 +1,10 @@
-"""The E4 experiments of spec 04 §3, one module each, in ID order. E4.3 (startup traces),
-E4.6 (standard-frame packet-rate limit) and E4.7 (real routes) are not reproduced yet; they
-belong in this list at their places."""
+"""The E4 experiments of spec 04 §3, one module each, in ID order. E4.3 (startup traces) and
+E4.7 (real routes) are not reproduced yet; they belong in this list at their places."""
 
 from __future__ import annotations
 
 from ..registry import Experiment
-from . import e1_buffer_sweep, e2_ipv6, e4_window_requirement, e5_mitigation, e8_txqueuelen
+from . import e1_buffer_sweep, e2_ipv6, e4_window_requirement, e5_mitigation, e6_packet_rate, e8_txqueuelen
 
 __all__ = ["EXPERIMENTS"]
 
@@ -14,5 +13,6 @@ EXPERIMENTS: list[Experiment] = [
     e2_ipv6.EXPERIMENT,
     e4_window_requirement.EXPERIMENT,
     e5_mitigation.EXPERIMENT,
+    e6_packet_rate.EXPERIMENT,
     e8_txqueuelen.EXPERIMENT,
 ]
