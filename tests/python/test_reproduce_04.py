@@ -1,4 +1,4 @@
-"""04.E4.1, E4.2, E4.4, E4.5, E4.6, E4.8 (10 Gbit/s end hosts on T4-P, spec 04 §3).
+"""04.E4.1, E4.2, E4.3, E4.4, E4.5, E4.6, E4.8 (10 Gbit/s end hosts on T4-P, spec 04 §3).
 
 Each quick form runs once through the command line (module fixture, about 40 s on 2 cores);
 the tests read what it wrote. The framing helpers are tested against the unit-test vectors of
@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from lfnlab.reproduce import path04 as p4
 from lfnlab.reproduce.v04 import e1_buffer_sweep as e1
+from lfnlab.reproduce.v04 import e3_startup as e3
 from lfnlab.reproduce.v04 import e4_window_requirement as e4
 from lfnlab.reproduce.v04 import e5_mitigation as e5
 from lfnlab.reproduce.v04 import e6_packet_rate as e6
@@ -23,12 +24,13 @@ from lfnlab.reproduce.v04 import e8_txqueuelen as e8
 from lfnlab.reproduce.v04.common04 import edge_allowance, phi, window_rate_bps
 from support import passed_checks, run_cli, run_quick_forms
 
-IDS = ["04.E4.1", "04.E4.2", "04.E4.4", "04.E4.5", "04.E4.6", "04.E4.8"]
+IDS = ["04.E4.1", "04.E4.2", "04.E4.3", "04.E4.4", "04.E4.5", "04.E4.6", "04.E4.8"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 #: The spec's tables and figures of each experiment (F4.1d needs the CPU model: not produced).
 FILES = {
     "04.E4.1": ["T4.1.csv", "T4.1-best.csv", "F4.1a.png", "F4.1b.png", "F4.1c.png"],
     "04.E4.2": ["T4.2.csv", "F4.2.png"],
+    "04.E4.3": ["T4.3.csv", "T4.3-cpu.csv", "F4.3a.png", "F4.3b.png", "F4.3c.png"],
     "04.E4.4": ["T4.4.csv", "T4.4-k95.csv", "F4.4.png"],
     "04.E4.5": ["T4.5.csv", "T4.5-fifo.csv", "T4.5-router.csv", "F4.5.png"],
     "04.E4.6": ["T4.6.csv", "T4.6-sensitivity.csv", "T4.6-split.csv", "T4.6-sweep.csv", "F4.6.png"],
@@ -139,6 +141,30 @@ def test_e48_stalls_fall_with_the_queue(quick_outputs: Outputs) -> None:
     assert list(t["txqueuelen"]) == sorted(e8.QUICK.txqueuelens)
     assert t["send_stalls"].is_monotonic_decreasing
     assert (t["qdisc_max_packets"] <= t["txqueuelen"]).all()
+
+
+@pytest.mark.engine
+def test_e43_three_views_per_rtt_and_the_cpu_per_core(quick_outputs: Outputs) -> None:
+    d, _ = quick_outputs["04.E4.3"]
+    t = pd.read_csv(d / "T4.3.csv")
+    assert len(t) == 3 * len(e3.QUICK.runs)
+    assert list(t["view"][:3]) == list(e3.VIEWS)
+    # The router counts L2 octets: above the receiver's goodput by about L2/MSS_eff.
+    for rtt_ms in t["rtt_ms"].unique():
+        at = t[t["rtt_ms"] == rtt_ms].set_index("view")
+        assert at.loc["router", "sustained_Gbps"] / at.loc["receiver", "sustained_Gbps"] == pytest.approx(9216 / 9126, rel=0.02)
+        assert at.loc["receiver", "t_up_s"] >= at.loc["receiver", "ramp_floor_s"]
+    cpu = pd.read_csv(d / "T4.3-cpu.csv")
+    assert len(cpu) == len(e3.QUICK.runs) * 2 * 2  # RTTs × hosts × cores
+    assert (cpu[["user", "system", "softirq", "idle"]].sum(axis=1) - 1.0).abs().max() < 1e-9
+
+
+def test_e43_slow_start_floor() -> None:
+    assert e3.iw_segments(9126) == 2 and e3.iw_segments(1448) == 3 and e3.iw_segments(1095) == 4
+    # 0.9 × 8 Gbit/s × 0.1 s = 90 MB = 9862 segments of 9126 B: log2(9862 / 2) rounds of 100 ms.
+    w = 0.9 * 8e9 * 0.1 / (8 * 9126)
+    assert e3.min_ramp_s(0.1, 8e9) == pytest.approx(0.1 * math.log2(w / 2))
+    assert e3.min_ramp_s(0.1, 1.0) == 0.0
 
 
 @pytest.mark.engine

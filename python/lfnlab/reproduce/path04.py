@@ -365,15 +365,16 @@ def t4p_scenario(name: str, **keys: Any) -> Scenario:
 # ------------------------------------------------------------------ derived metrics (spec 04 §2.13)
 
 
-def app_rx_bins(rows: pd.DataFrame, duration_s: float, bin_s: float = 1.0) -> pd.DataFrame:
+def app_rx_bins(rows: pd.DataFrame, duration_s: float, bin_s: float = 1.0, column: str = "bytes_read") -> pd.DataFrame:
     """``app_rx_rate`` in bins [k·bin, (k + 1)·bin) of the run: bytes returned to the receiving
     application (the trace's cumulative ``bytes_read``) · 8 / bin. Columns ``t_start``,
-    ``t_end``, ``rate_bps``. ``bin_s`` must be a multiple of the trace bin."""
+    ``t_end``, ``rate_bps``. ``bin_s`` must be a multiple of the trace bin. With
+    ``column = "bytes_written"`` the sender's ``app_tx_rate`` (bytes its write() calls accepted)."""
     import pandas as pd
 
     n = int(math.floor(duration_s / bin_s + 1e-9))
     edges = bin_s * np.arange(n + 1)
-    read = np.array([value_at(rows, "bytes_read", t, default=0.0) for t in edges])
+    read = np.array([value_at(rows, column, t, default=0.0) for t in edges])
     return pd.DataFrame({"t_start": edges[:-1], "t_end": edges[1:], "rate_bps": np.diff(read) * 8.0 / bin_s})
 
 

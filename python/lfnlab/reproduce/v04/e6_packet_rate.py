@@ -70,8 +70,8 @@ SENSITIVE = ("c_seg_tx", "c_seg_rx")
 LOW, HIGH = 0.95, 1.02
 #: "Far lower" (spec 04 §4): standard frames reach at most this share of the jumbo rate (CHOICE).
 FAR_LOWER = 0.6
-#: A core counts as saturated above this share of the steady window (CHOICE).
-SATURATED = 0.95
+#: A core counts as saturated at or above this busy share of the steady window (CHOICE).
+SATURATED = 0.99
 
 
 @dataclass(frozen=True)

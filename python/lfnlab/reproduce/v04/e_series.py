@@ -1,16 +1,17 @@
-"""The E4 experiments of spec 04 §3, one module each, in ID order. E4.3 (startup traces) and
-E4.7 (real routes) are not reproduced yet; they belong in this list at their places."""
+"""The E4 experiments of spec 04 §3, one module each, in ID order. E4.7 (real routes) is not
+reproduced yet; it belongs in this list at its place."""
 
 from __future__ import annotations
 
 from ..registry import Experiment
-from . import e1_buffer_sweep, e2_ipv6, e4_window_requirement, e5_mitigation, e6_packet_rate, e8_txqueuelen
+from . import e1_buffer_sweep, e2_ipv6, e3_startup, e4_window_requirement, e5_mitigation, e6_packet_rate, e8_txqueuelen
 
 __all__ = ["EXPERIMENTS"]
 
 EXPERIMENTS: list[Experiment] = [
     e1_buffer_sweep.EXPERIMENT,
     e2_ipv6.EXPERIMENT,
+    e3_startup.EXPERIMENT,
     e4_window_requirement.EXPERIMENT,
     e5_mitigation.EXPERIMENT,
     e6_packet_rate.EXPERIMENT,
