@@ -1,4 +1,4 @@
-"""04.E4.1, E4.2, E4.3, E4.4, E4.5, E4.6, E4.8 (10 Gbit/s end hosts on T4-P, spec 04 §3).
+"""04.E4.1–E4.8 (10 Gbit/s end hosts on T4-P and T4-R, spec 04 §3).
 
 Each quick form runs once through the command line (module fixture, about 40 s on 2 cores);
 the tests read what it wrote. The framing helpers are tested against the unit-test vectors of
@@ -20,11 +20,13 @@ from lfnlab.reproduce.v04 import e4_window_requirement as e4
 from lfnlab.reproduce.v04 import e5_mitigation as e5
 from lfnlab.reproduce.v04 import e6_packet_rate as e6
 from lfnlab.reproduce.v04.cpu04 import core_shares, host_cpu
+from lfnlab.reproduce.v04 import e7_real_routes as e7
 from lfnlab.reproduce.v04 import e8_txqueuelen as e8
+from lfnlab.reproduce import path04r as p4r
 from lfnlab.reproduce.v04.common04 import edge_allowance, phi, window_rate_bps
 from support import passed_checks, run_cli, run_quick_forms
 
-IDS = ["04.E4.1", "04.E4.2", "04.E4.3", "04.E4.4", "04.E4.5", "04.E4.6", "04.E4.8"]
+IDS = ["04.E4.1", "04.E4.2", "04.E4.3", "04.E4.4", "04.E4.5", "04.E4.6", "04.E4.7", "04.E4.8"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 #: The spec's tables and figures of each experiment (F4.1d needs the CPU model: not produced).
 FILES = {
@@ -34,6 +36,7 @@ FILES = {
     "04.E4.4": ["T4.4.csv", "T4.4-k95.csv", "F4.4.png"],
     "04.E4.5": ["T4.5.csv", "T4.5-fifo.csv", "T4.5-router.csv", "F4.5.png"],
     "04.E4.6": ["T4.6.csv", "T4.6-sensitivity.csv", "T4.6-split.csv", "T4.6-sweep.csv", "F4.6.png"],
+    "04.E4.7": ["T4.7.csv", "T4.7b.csv", "F4.7a.png", "F4.7b.png", "F4.7c.png"],
     "04.E4.8": ["T4.8.csv", "F4.8.png"],
 }
 
@@ -184,6 +187,52 @@ def test_e46_tables_cover_every_variant(quick_outputs: Outputs) -> None:
     assert (dearer["change_measured"] <= 0.005).all()
     sweep = pd.read_csv(d / "T4.6-sweep.csv")
     assert sorted(set(sweep["offered_Gbps"])) == [c / 1e9 for c in e6.QUICK.caps_bps]
+
+
+@pytest.mark.engine
+def test_e47_rows_for_every_point_and_the_state_split(quick_outputs: Outputs) -> None:
+    d, _ = quick_outputs["04.E4.7"]
+    t = pd.read_csv(d / "T4.7.csv")
+    assert list(t["point"]) == [pt.key for pt in e7.points(e7.QUICK)]
+    assert set(t[t["part"] == "P"]["topology"]) == {"T4-P"}
+    # Route b spends part of the run in Bad; the loss-free route never does.
+    b = t[t["point"] == "main-b"].iloc[0]
+    assert 0 < b["bad_share"] < 1 and b["bad_bins"] > 0
+    assert t[t["point"] == "main-a"].iloc[0]["bad_share"] == 0
+
+
+def test_t4r_chain_and_delay_budget() -> None:
+    loops = [p4r.Loop("sea"), p4r.Loop("chi", 300e6, (150.0, 150.0, 0.0, 1e-5))]
+    d = p4r.t4r_dict("t", rtt_s=0.5, loops=loops, snd_buffer_bytes=2**20, rcv_buffer_bytes=2**21, duration_s=1.0, r_bg_local_bps=300e6)
+    links = {(l["from"], l["to"]): l for l in d["link"]}
+    chain = [("hs", "xo"), ("xo", "ut"), ("ut", "ot"), ("ot", "sea"), ("sea", "tk1"), ("tk1", "chi"), ("chi", "xi"), ("xi", "hr")]
+    assert all(c in links for c in chain)
+    assert {links[c]["phy"] for c in chain[3:7]} == {"10g_wan"}
+    # RTT = 2 × the one-way delays along the chain (host cables, the 1 ms local loop with two
+    # router latencies, four circuits).
+    def seconds(text: str) -> float:
+        for unit, f in (("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("ps", 1e-12), ("s", 1.0)):
+            if text.endswith(unit):
+                return float(text[: -len(unit)]) * f
+        raise AssertionError(text)
+
+    one_way = sum(seconds(links[c]["delay"]) for c in chain)
+    assert 2 * one_way == pytest.approx(0.5, abs=1e-9)
+    # Gilbert–Elliott on the JGN loop's outbound circuit only; background from hop to hop.
+    assert links[("tk1", "chi")]["loss"]["kind"] == "gilbert_elliott"
+    assert "loss" not in links[("chi", "xi")] and "loss" not in links[("ot", "sea")]
+    bg = {f["name"]: f for f in d["flow"] if f["kind"] == "udp_cbr"}
+    assert set(bg) == {"bg-local", "bg-chi"} and all(f["arrivals"] == "poisson" for f in bg.values())
+    assert ("bg-chi-src", "tk1") in links and ("bg-chi-dst", "chi") in links
+    flow = d["flow"][0]
+    assert (flow["sndbuf"], flow["rcvbuf"]) == ("1048576B", "2097152B")
+    with pytest.raises(ValueError):
+        p4r.t4r_dict("t", rtt_s=0.0005, loops=loops[:1], snd_buffer_bytes=1, rcv_buffer_bytes=1, duration_s=1.0)
+
+
+def test_bad_intervals_from_transitions() -> None:
+    assert e7.bad_intervals([[1.0, True], [2.5, False], [4.0, True]], 10.0) == [(1.0, 2.5), (4.0, 10.0)]
+    assert e7.bad_intervals([], 10.0) == []
 
 
 # ------------------------------------------------------------------ CPU measurements and formulas (spec 04 §2.7)

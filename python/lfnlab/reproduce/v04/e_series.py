@@ -1,10 +1,9 @@
-"""The E4 experiments of spec 04 §3, one module each, in ID order. E4.7 (real routes) is not
-reproduced yet; it belongs in this list at its place."""
+"""The E4 experiments of spec 04 §3, one module each, in ID order."""
 
 from __future__ import annotations
 
 from ..registry import Experiment
-from . import e1_buffer_sweep, e2_ipv6, e3_startup, e4_window_requirement, e5_mitigation, e6_packet_rate, e8_txqueuelen
+from . import e1_buffer_sweep, e2_ipv6, e3_startup, e4_window_requirement, e5_mitigation, e6_packet_rate, e7_real_routes, e8_txqueuelen
 
 __all__ = ["EXPERIMENTS"]
 
@@ -15,5 +14,6 @@ EXPERIMENTS: list[Experiment] = [
     e4_window_requirement.EXPERIMENT,
     e5_mitigation.EXPERIMENT,
     e6_packet_rate.EXPERIMENT,
+    e7_real_routes.EXPERIMENT,
     e8_txqueuelen.EXPERIMENT,
 ]

@@ -1,0 +1,217 @@
+"""Topology T4-R of spec 04 §3 E4.7 (real routes, trans-Pacific loops) as a scenario dict.
+
+Both hosts attach to the Tokyo exchange switch X by ``10g_lan`` with PAUSE both ways. Data
+leave X, cross the local L3 loop through two domestic routers (U-Tokyo ``ut`` and NTT Otemachi
+``ot``; ``10g_lan``; 1 ms of RTT in total), go round the trans-Pacific loop or loops (a
+``10g_wan`` circuit out, a far-end switch, a ``10g_wan`` circuit back), and return through X to
+H_r. ACKs take the same chain in reverse.
+
+Modelling choices (docs/ten-gig-hosts.md):
+
+- X is two nodes, ``xo`` (toward the loops) and ``xi`` (toward H_r). An output-queued switch's
+  egress ports are independent, so the split changes nothing but routing, which could otherwise
+  take the direct hop from X to H_r.
+- Every intermediate element is an output-queued drop-tail ``router``: X with ``B_X`` = 256 MiB per
+  egress, the others with ``B_hop`` = 128 MiB (the far-end switches too). They honour PAUSE; they
+  cannot send it yet, so X's PAUSE toward the hosts is one way (hosts → X).
+- The routers' 10 µs forwarding latency (``ut`` and ``ot``) is added to the delay of the link
+  each leaves by, as in T4-P; the switches add none. The RTT left over after the host cables and
+  the local loop is split equally over the trans-Pacific circuits, half in each direction.
+- A circuit's Gilbert–Elliott state is one process per trans-Pacific loop, on the data direction
+  of its outbound circuit; jitter (``j_max``) applies to every circuit, both directions.
+- Background traffic: Poisson arrivals of 1500-byte IP packets (``udp_cbr`` with
+  ``arrivals = "poisson"``) from a host at one hop to a host at the next, in the data direction:
+  on the JGN local loop from ``ut`` to ``ot``, and on a JGN circuit from its near to its far end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..scenario import Scenario
+from . import quantities as q
+from .path04 import CABLE_DELAY_S, CC, CC_PARAMS, FLOW, HOST_CPU, MIB, MTU_JUMBO, PROFILE, RECEIVER, SENDER, TRACE_BIN_S, _host
+
+__all__ = ["Loop", "t4r_dict", "t4r_scenario", "LOCAL_RTT_S", "B_X", "B_HOP", "TO_RECEIVER_X", "JGN_LOCAL"]
+
+#: The local L3 loop's share of the RTT (spec 04 §3 E4.7).
+LOCAL_RTT_S = 1e-3
+#: Forwarding latency of an intermediate router (spec 04 §2.12).
+ROUTER_LATENCY_S = 10e-6
+B_X = 256 * MIB
+B_HOP = 128 * MIB
+#: Frame size of the background traffic (L3).
+BG_PACKET_BYTES = 1500
+#: X's egress toward H_r, the JGN local-loop segment (monitored).
+TO_RECEIVER_X = "xi->hr"
+JGN_LOCAL = "ut->ot"
+
+
+@dataclass(frozen=True)
+class Loop:
+    """One trans-Pacific loop: a ``10g_wan`` circuit out to the far-end switch ``name`` and one
+    back. ``r_bg_bps`` of background rides its outbound circuit; ``gilbert`` = (T_G s, T_B s, p_G,
+    p_B) puts a Gilbert–Elliott state on that circuit (None: Good only, no loss)."""
+
+    name: str
+    r_bg_bps: float = 0.0
+    gilbert: Optional[tuple[float, float, float, float]] = None
+
+
+def _queue(limit_bytes: float) -> dict[str, Any]:
+    return {"kind": "droptail", "limit": q.size(limit_bytes)}
+
+
+def _bg_flow(name: str, src: str, dst: str, rate_bps: float) -> dict[str, Any]:
+    return {"name": name, "kind": "udp_cbr", "from": src, "to": dst, "rate": q.rate(rate_bps), "size": BG_PACKET_BYTES, "arrivals": "poisson"}
+
+
+def t4r_dict(
+    name: str,
+    *,
+    rtt_s: float,
+    loops: Sequence[Loop],
+    snd_buffer_bytes: float,
+    rcv_buffer_bytes: float,
+    duration_s: float,
+    seed: int = 1,
+    tx_rate_cap_bps: Optional[float] = None,
+    r_bg_local_bps: float = 0.0,
+    jitter_s: float = 0.0,
+    mtu: int = MTU_JUMBO,
+    txqueuelen: int = 10000,
+    nic_profile: str = "chelsio_t110",
+    monitor_bin_s: float = 1.0,
+    cpu: Optional[Mapping[str, Any]] = HOST_CPU,
+) -> dict[str, Any]:
+    """T4-R with one BIC flow ``bulk`` hs → hr (profile and congestion control as T4-P), as a
+    scenario dict. Monitors: X toward H_r (``xi->hr``), the local JGN segment (``ut->ot``) and the
+    last far-end switch's egress back toward X."""
+    if not loops:
+        raise ValueError("T4-R needs at least one trans-Pacific loop")
+    local_one_way = LOCAL_RTT_S / 2.0
+    fixed_one_way = 2 * CABLE_DELAY_S + local_one_way + 2 * ROUTER_LATENCY_S
+    circuits = 2 * len(loops)
+    circuit_one_way = (rtt_s / 2.0 - fixed_one_way) / circuits
+    if circuit_one_way <= 0:
+        raise ValueError(f"RTT {rtt_s} s is shorter than the local part of T4-R")
+    nic: dict[str, Any] = {"profile": nic_profile}
+    sender_nic = dict(nic)
+    if tx_rate_cap_bps is not None:
+        sender_nic["tx_rate_cap"] = q.rate(tx_rate_cap_bps)
+    honour = {"honour": True}
+    host_keys = {"mtu": mtu, "ip_version": 6, "txqueuelen": txqueuelen, "pause": True, "cpu": cpu}
+    nodes: list[dict[str, Any]] = [
+        _host(SENDER, nic=sender_nic, **host_keys),
+        _host(RECEIVER, nic=nic, **host_keys),
+        {"name": "xo", "kind": "router", "fc": dict(honour)},
+        {"name": "xi", "kind": "router", "fc": dict(honour)},
+        {"name": "ut", "kind": "router", "fc": dict(honour)},
+        {"name": "ot", "kind": "router", "fc": dict(honour)},
+    ]
+    cable = q.time(CABLE_DELAY_S)
+    links: list[dict[str, Any]] = [
+        {"from": SENDER, "to": "xo", "phy": "10g_lan", "delay": cable, "reverse_queue": _queue(B_X)},
+        {
+            "from": "xo",
+            "to": "ut",
+            "phy": "10g_lan",
+            "delay": q.time(local_one_way / 2 + ROUTER_LATENCY_S),
+            "queue": _queue(B_X),
+            "reverse_queue": _queue(B_HOP),
+        },
+        {
+            "from": "ut",
+            "to": "ot",
+            "phy": "10g_lan",
+            "delay": q.time(local_one_way / 2 + ROUTER_LATENCY_S),
+            "queue": _queue(B_HOP),
+            "reverse_queue": _queue(B_HOP),
+        },
+        {"from": "xi", "to": RECEIVER, "phy": "10g_lan", "delay": cable, "queue": _queue(B_X)},
+    ]
+    flows: list[dict[str, Any]] = [
+        {
+            "name": FLOW,
+            "kind": "tcp_bulk",
+            "from": SENDER,
+            "to": RECEIVER,
+            "cc": CC,
+            "cc_params": dict(CC_PARAMS),
+            "profile": PROFILE,
+            "sndbuf": q.size(snd_buffer_bytes),
+            "rcvbuf": q.size(rcv_buffer_bytes),
+            "tcp": {"adv_win_scale": 1, "truesize_model": "payload", "buffer_semantics": "kernel"},
+        }
+    ]
+    bg_hosts: list[dict[str, Any]] = []
+
+    def add_bg(tag: str, near: str, far: str, rate_bps: float) -> None:
+        src, dst = f"bg-{tag}-src", f"bg-{tag}-dst"
+        for host, at in ((src, near), (dst, far)):
+            bg_hosts.append({"name": host, "kind": "host", "mtu": 1500})
+            links.append({"from": host, "to": at, "phy": "10g_lan", "delay": cable, "reverse_queue": _queue(B_HOP)})
+        flows.append(_bg_flow(f"bg-{tag}", src, dst, rate_bps))
+
+    if r_bg_local_bps > 0:
+        add_bg("local", "ut", "ot", r_bg_local_bps)
+    circuit = q.time(circuit_one_way)
+    impair = {"jitter": q.time(jitter_s)} if jitter_s > 0 else None
+    near = "ot"
+    for i, loop in enumerate(loops):
+        far = loop.name
+        back_to = "xi" if i == len(loops) - 1 else f"tk{i + 1}"
+        nodes.append({"name": far, "kind": "router", "fc": dict(honour)})
+        if back_to != "xi":
+            nodes.append({"name": back_to, "kind": "router", "fc": dict(honour)})
+        out: dict[str, Any] = {
+            "from": near,
+            "to": far,
+            "phy": "10g_wan",
+            "delay": circuit,
+            "queue": _queue(B_HOP),
+            "reverse_queue": _queue(B_HOP),
+        }
+        if loop.gilbert is not None:
+            t_g, t_b, p_g, p_b = loop.gilbert
+            out["loss"] = {"kind": "gilbert_elliott", "t_good": q.time(t_g), "t_bad": q.time(t_b), "p_good": p_g, "p_bad": p_b}
+        back: dict[str, Any] = {
+            "from": far,
+            "to": back_to,
+            "phy": "10g_wan",
+            "delay": circuit,
+            "queue": _queue(B_HOP),
+            "reverse_queue": _queue(B_X if back_to == "xi" else B_HOP),
+        }
+        for link in (out, back):
+            if impair is not None:
+                link["impair"] = dict(impair)
+            links.append(link)
+        if loop.r_bg_bps > 0:
+            add_bg(far, near, far, loop.r_bg_bps)
+        near = back_to
+    last_far = loops[-1].name
+    bin_t = q.time(monitor_bin_s)
+    return {
+        "sim": {
+            "name": name,
+            "duration": q.time(duration_s),
+            "seed": seed,
+            "trace": {"mode": "bin", "bin": q.time(TRACE_BIN_S)},
+        },
+        "node": nodes + bg_hosts,
+        "link": links,
+        "flow": flows,
+        "monitor": [
+            {"link": TO_RECEIVER_X, "bin": bin_t},
+            {"link": JGN_LOCAL, "bin": bin_t},
+            {"link": f"{last_far}->xi", "bin": bin_t},
+        ],
+    }
+
+
+def t4r_scenario(name: str, **keys: Any) -> Scenario:
+    """:func:`t4r_dict` loaded as a :class:`~lfnlab.Scenario` (checked by the engine)."""
+    return Scenario.from_dict(t4r_dict(name, **keys), origin=f"<{name}>")
