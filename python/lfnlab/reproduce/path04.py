@@ -59,6 +59,7 @@ __all__ = [
     "r_ref_bps",
     "receiver_bus_limit_bps",
     "bdp_bytes",
+    "bulk_flow",
     "t4p_dict",
     "t4p_scenario",
     "app_rx_bins",
@@ -263,6 +264,25 @@ def _host(
     return h
 
 
+def bulk_flow(
+    snd_buffer_bytes: float, rcv_buffer_bytes: float, *, adv_win_scale: int = 1, truesize_model: str = "payload"
+) -> dict[str, Any]:
+    """The E4 stream: one BIC ``tcp_bulk`` flow ``bulk`` hs → hr with the Linux 2.6 profile and
+    the buffers as kernel memory limits (spec 04 §3, §5)."""
+    return {
+        "name": FLOW,
+        "kind": "tcp_bulk",
+        "from": SENDER,
+        "to": RECEIVER,
+        "cc": CC,
+        "cc_params": dict(CC_PARAMS),
+        "profile": PROFILE,
+        "sndbuf": q.size(snd_buffer_bytes),
+        "rcvbuf": q.size(rcv_buffer_bytes),
+        "tcp": {"adv_win_scale": adv_win_scale, "truesize_model": truesize_model, "buffer_semantics": "kernel"},
+    }
+
+
 def t4p_dict(
     name: str,
     *,
@@ -333,24 +353,7 @@ def t4p_dict(
             },
             {"from": "rr", "to": RECEIVER, "phy": "10g_lan", "delay": cable, "queue": dict(router_queue)},
         ],
-        "flow": [
-            {
-                "name": FLOW,
-                "kind": "tcp_bulk",
-                "from": SENDER,
-                "to": RECEIVER,
-                "cc": CC,
-                "cc_params": dict(CC_PARAMS),
-                "profile": PROFILE,
-                "sndbuf": q.size(buffer_bytes),
-                "rcvbuf": q.size(buffer_bytes),
-                "tcp": {
-                    "adv_win_scale": adv_win_scale,
-                    "truesize_model": truesize_model,
-                    "buffer_semantics": "kernel",
-                },
-            }
-        ],
+        "flow": [bulk_flow(buffer_bytes, buffer_bytes, adv_win_scale=adv_win_scale, truesize_model=truesize_model)],
     }
     if monitor_bin_s is not None:
         d["monitor"] = [{"link": TO_RECEIVER, "bin": q.time(monitor_bin_s)}]

@@ -32,7 +32,7 @@ from typing import Any, Optional
 
 from ..scenario import Scenario
 from . import quantities as q
-from .path04 import CABLE_DELAY_S, CC, CC_PARAMS, FLOW, HOST_CPU, MIB, MTU_JUMBO, PROFILE, RECEIVER, SENDER, TRACE_BIN_S, _host
+from .path04 import CABLE_DELAY_S, HOST_CPU, MIB, MTU_JUMBO, RECEIVER, SENDER, TRACE_BIN_S, _host, bulk_flow
 
 __all__ = ["Loop", "t4r_dict", "t4r_scenario", "LOCAL_RTT_S", "B_X", "B_HOP", "TO_RECEIVER_X", "JGN_LOCAL"]
 
@@ -132,20 +132,7 @@ def t4r_dict(
         },
         {"from": "xi", "to": RECEIVER, "phy": "10g_lan", "delay": cable, "queue": _queue(B_X)},
     ]
-    flows: list[dict[str, Any]] = [
-        {
-            "name": FLOW,
-            "kind": "tcp_bulk",
-            "from": SENDER,
-            "to": RECEIVER,
-            "cc": CC,
-            "cc_params": dict(CC_PARAMS),
-            "profile": PROFILE,
-            "sndbuf": q.size(snd_buffer_bytes),
-            "rcvbuf": q.size(rcv_buffer_bytes),
-            "tcp": {"adv_win_scale": 1, "truesize_model": "payload", "buffer_semantics": "kernel"},
-        }
-    ]
+    flows: list[dict[str, Any]] = [bulk_flow(snd_buffer_bytes, rcv_buffer_bytes)]
     bg_hosts: list[dict[str, Any]] = []
 
     def add_bg(tag: str, near: str, far: str, rate_bps: float) -> None:

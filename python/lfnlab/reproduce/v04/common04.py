@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GBPS",
+    "SATURATED",
     "phi",
     "window_rate_bps",
     "edge_allowance",
@@ -53,6 +54,8 @@ __all__ = [
 ]
 
 GBPS = 1e9
+#: A core counts as saturated at or above this busy share of the steady window (CHOICE).
+SATURATED = 0.99
 #: Router egress queues of T4-P, as the summary names them.
 ROUTER_QUEUES = ("rs->rr", "rr->hr", "rr->rs", "rs->hs")
 

@@ -32,7 +32,6 @@ from ..path04 import (
     RECEIVER,
     SENDER,
     TO_RECEIVER,
-    TRACE_BIN_S,
     app_rx_bins,
     bdp_bytes,
     first_data_s,
@@ -47,6 +46,7 @@ from ..runner import Job, RunContext
 from .common04 import (
     GBPS,
     NOT_BUILT_NOTE,
+    SATURATED,
     SEEDS_NOTE,
     conservation_check,
     edge_allowance,
@@ -59,8 +59,6 @@ from .cpu04 import CATEGORIES, core_shares
 
 #: The application's share of a core that counts as negligible (spec 04 §4 "CPU at 400 ms"; CHOICE).
 NEGLIGIBLE = 0.01
-#: A core counts as saturated at or above this busy share (CHOICE, as in 04.E4.6).
-SATURATED = 0.99
 #: How far the router counter's goodput may stray from the receiver's over the steady window,
 #: beyond the one-window edge allowance: the frames between the router and the reader (CHOICE).
 ROUTER_SLACK = 0.005

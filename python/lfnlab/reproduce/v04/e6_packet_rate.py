@@ -16,7 +16,6 @@ Every prediction comes from the §2.7 cost table (``path04.frame_cycles``), neve
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -49,6 +48,7 @@ from ..runner import Job, RunContext
 from .common04 import (
     GBPS,
     NOT_BUILT_NOTE,
+    SATURATED,
     SEEDS_NOTE,
     conservation_check,
     edge_allowance,
@@ -70,8 +70,6 @@ SENSITIVE = ("c_seg_tx", "c_seg_rx")
 LOW, HIGH = 0.95, 1.02
 #: "Far lower" (spec 04 §4): standard frames reach at most this share of the jumbo rate (CHOICE).
 FAR_LOWER = 0.6
-#: A core counts as saturated at or above this busy share of the steady window (CHOICE).
-SATURATED = 0.99
 
 
 @dataclass(frozen=True)
