@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,3 +157,7 @@ class RunContext:
             self.records.append(RunRecord(label, f"{RUNS_DIR}/{label}", summaries[label]))
         self.records.sort(key=lambda r: r.label)
         return kept
+
+    def run_keyed(self, jobs: Sequence[Job], keeps: Mapping[str, Callable[[Result], Any]]) -> dict[str, Any]:
+        """:meth:`run` with a ``keep`` per job, looked up by its label (the run's directory name)."""
+        return self.run(jobs, lambda r: keeps[r.out_dir.name if r.out_dir else ""](r))

@@ -25,6 +25,7 @@ from ..path04 import (
     TO_RECEIVER,
     TRACE_BIN_S,
     app_rx_bins,
+    bdp_bytes,
     first_data_s,
     l2_bytes,
     sustained_rate_bps,
@@ -40,6 +41,7 @@ __all__ = [
     "SATURATED",
     "phi",
     "window_rate_bps",
+    "k_bdp_bytes",
     "edge_allowance",
     "keeper",
     "seed_label",
@@ -82,6 +84,11 @@ def window_rate_bps(buffer_bytes: float, rtt_s: float, adv_win_scale: int = 1) -
     """Goodput of a flow held by its advertised window: φ·B_rcv·8/RTT (spec 04 §4 "roughly as
     φ·B/RTT"); infinite at RTT 0."""
     return math.inf if rtt_s <= 0 else phi(adv_win_scale) * buffer_bytes * 8.0 / rtt_s
+
+
+def k_bdp_bytes(k: float, rate_bps: float, rtt_s: float, floor_bytes: float = 0.0) -> float:
+    """B = max(k·BDP, floor) in whole bytes, BDP = rate·RTT/8 (§2.13): the E4 buffer sizes."""
+    return float(max(round(k * bdp_bytes(rate_bps, rtt_s)), floor_bytes))
 
 
 def edge_allowance(rtt_s: float, steady_s: float) -> float:

@@ -165,7 +165,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                 )
             )
             keeps[label] = keeper(d, c.mtu, steady_fraction=p.steady_fraction)
-    kept = ctx.run(jobs, lambda r: keeps[r.out_dir.name if r.out_dir else ""](r))
+    kept = ctx.run_keyed(jobs, keeps)
     table = t41_table(p, kept)
     out = Outcome()
     out.checks += conservation_check(kept)

@@ -19,10 +19,11 @@ import pandas as pd
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
-from ..path04 import MIB, MTU_JUMBO, MTU_STD, bdp_bytes, mss_eff, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
+from ..path04 import MIB, MTU_JUMBO, MTU_STD, mss_eff, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
+    k_bdp_bytes,
     NOT_BUILT_NOTE,
     SEEDS_NOTE,
     conservation_check,
@@ -86,7 +87,7 @@ QUICK = Params(
 def three_bdp_bytes(p: Params, mtu: int, rtt_s: float) -> float:
     """B = max(k·BDP, floor), BDP = R_ref·RTT/8 with IPv6's R_ref (one B for both versions,
     so that only the header size differs), whole bytes."""
-    return float(max(round(p.bdp_multiple * bdp_bytes(r_ref_bps(mtu, 6), rtt_s)), p.buffer_floor_bytes))
+    return k_bdp_bytes(p.bdp_multiple, r_ref_bps(mtu, 6), rtt_s, p.buffer_floor_bytes)
 
 
 def buffers(p: Params, mtu: int, rtt_s: float) -> list[tuple[str, float]]:
@@ -134,7 +135,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                             )
                         )
                         keeps[label] = keeper(d, mtu, steady_fraction=p.steady_fraction)
-    kept = ctx.run(jobs, lambda r: keeps[r.out_dir.name if r.out_dir else ""](r))
+    kept = ctx.run_keyed(jobs, keeps)
     table = t42_table(p, kept)
     out = Outcome()
     out.checks += conservation_check(kept)

@@ -33,7 +33,6 @@ from ..path04 import (
     SENDER,
     TO_RECEIVER,
     app_rx_bins,
-    bdp_bytes,
     first_data_s,
     l2_bytes,
     mss_eff,
@@ -44,6 +43,7 @@ from ..path04 import (
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
+    k_bdp_bytes,
     GBPS,
     NOT_BUILT_NOTE,
     SATURATED,
@@ -83,7 +83,7 @@ L2 = l2_bytes(MTU_JUMBO)
 
 
 def buffer_bytes(p: Params, rtt_s: float) -> float:
-    return float(round(p.bdp_multiple * bdp_bytes(r_ref_bps(MTU_JUMBO, 6), rtt_s)))
+    return k_bdp_bytes(p.bdp_multiple, r_ref_bps(MTU_JUMBO, 6), rtt_s)
 
 
 def iw_segments(mss: int) -> int:
@@ -186,7 +186,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                 )
             )
             keeps[label] = _keep(p, rtt, d)
-    kept = ctx.run(jobs, lambda r: keeps[r.out_dir.name if r.out_dir else ""](r))
+    kept = ctx.run_keyed(jobs, keeps)
     by_rtt = {rtt: [kept[seed_label(case_key(rtt), s)] for s in range(1, p.seeds + 1)] for rtt, _ in p.runs}
     t43 = _t43(p, by_rtt)
     cpu = _cpu_table(p, by_rtt)

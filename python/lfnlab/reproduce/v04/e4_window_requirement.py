@@ -157,7 +157,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                         )
                     )
                     keeps[label] = keeper(d, MTU_JUMBO, steady_fraction=p.steady_fraction)
-    kept = ctx.run(jobs, lambda r: keeps[r.out_dir.name if r.out_dir else ""](r))
+    kept = ctx.run_keyed(jobs, keeps)
     table = t44_table(p, kept)
     reach = reach_table(p, table)
     out = Outcome()

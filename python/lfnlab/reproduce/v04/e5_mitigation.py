@@ -27,7 +27,6 @@ from ..path04 import (
     MIB,
     MTU_JUMBO,
     ROUTER_BUFFER_BYTES,
-    bdp_bytes,
     l2_bytes,
     mss_eff,
     r_ref_bps,
@@ -38,6 +37,7 @@ from ..path04 import (
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
+    k_bdp_bytes,
     GBPS,
     NOT_BUILT_NOTE,
     SEEDS_NOTE,
@@ -150,7 +150,7 @@ class Run:
 def buffer_bytes(p: Params, rtt_s: float) -> float:
     """B = k·BDP with R_ref without the cap: one B for all four configurations (CHOICE), so only
     the mitigation differs."""
-    return float(round(p.bdp_multiple * bdp_bytes(r_ref_bps(MTU_JUMBO, 6), rtt_s)))
+    return k_bdp_bytes(p.bdp_multiple, r_ref_bps(MTU_JUMBO, 6), rtt_s)
 
 
 def cap_goodput_bps(p: Params) -> float:
@@ -201,7 +201,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             keeps[label] = keeper(
                 p.duration_s, MTU_JUMBO, steady_fraction=p.steady_fraction, trace=traced and s == 1, router_trace=traced and s == 1
             )
-    kept = ctx.run(jobs, lambda r: keeps[r.out_dir.name if r.out_dir else ""](r))
+    kept = ctx.run_keyed(jobs, keeps)
     main = table_of(p, kept, main_runs(p))
     fifo = table_of(p, kept, [Run(c, rtt) for rtt in p.sweep_rtts() for c in CONFIGS[:2]] + fifo_runs(p))
     router = table_of(p, kept, [Run(_BY_KEY["ii"], rtt) for rtt in p.sweep_rtts()] + router_runs(p))

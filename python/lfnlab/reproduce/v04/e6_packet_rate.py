@@ -34,7 +34,6 @@ from ..path04 import (
     RECEIVER,
     SENDER,
     Costs,
-    bdp_bytes,
     cpu_cap_bps,
     frame_cycles,
     mss_eff,
@@ -46,6 +45,7 @@ from ..path04 import (
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
+    k_bdp_bytes,
     GBPS,
     NOT_BUILT_NOTE,
     SATURATED,
@@ -115,7 +115,7 @@ _KEYS = ("rx_fifo_drop", "rx_fifo_drop_sender", "egress_drop", "retransmitted", 
 
 def buffer_bytes(p: Params, mtu: int, rtt_s: float) -> float:
     """B = max(k·BDP, floor) with BDP from the MTU's R_ref (§2.13), whole bytes."""
-    return float(max(round(p.bdp_multiple * bdp_bytes(r_ref_bps(mtu, 6), rtt_s)), p.buffer_floor_bytes))
+    return k_bdp_bytes(p.bdp_multiple, r_ref_bps(mtu, 6), rtt_s, p.buffer_floor_bytes)
 
 
 def host_limit(mtu: int, costs: Costs = Costs(), split_cores: bool = False) -> float:
@@ -208,7 +208,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                 )
             )
             keeps[label] = _keep(p, c)
-    kept = ctx.run(jobs, lambda r: keeps[r.out_dir.name if r.out_dir else ""](r))
+    kept = ctx.run_keyed(jobs, keeps)
     rows = {c.key: _row(p, c, [kept[seed_label(c.key, s)] for s in range(1, p.seeds + 1)]) for c in cases(p)}
     main = _table(rows, [c for c in cases(p) if c.part == "main"])
     sens = _sensitivity_table(p, rows, main)

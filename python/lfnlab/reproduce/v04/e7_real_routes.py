@@ -259,7 +259,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             label = seed_label(pt.key, s)
             jobs.append(Job(label, scenario(p, pt, s, label)))
             keeps[label] = _keep(p, pt)
-    kept = ctx.run(jobs, lambda r: keeps[r.out_dir.name if r.out_dir else ""](r))
+    kept = ctx.run_keyed(jobs, keeps)
     runs = {pt.key: [kept[seed_label(pt.key, s)] for s in range(1, p.seeds + 1)] for pt in points(p)}
     table = _table(p, runs)
     out = Outcome()

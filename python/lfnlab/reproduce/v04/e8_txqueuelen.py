@@ -25,6 +25,7 @@ from ..path04 import MTU_JUMBO, bdp_bytes, mss_eff, r_ref_bps, t4p_scenario, wir
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
+    k_bdp_bytes,
     GBPS,
     NOT_BUILT_NOTE,
     SEEDS_NOTE,
@@ -76,7 +77,7 @@ def r_ref(p: Params) -> float:
 
 
 def buffer_bytes(p: Params) -> float:
-    return float(round(p.bdp_multiple * bdp_bytes(r_ref(p), p.rtt_s)))
+    return k_bdp_bytes(p.bdp_multiple, r_ref(p), p.rtt_s)
 
 
 def qdisc_need_packets(p: Params) -> float:
