@@ -7,6 +7,7 @@ spec 04 §2.2 and the scenario builder on its own."""
 from __future__ import annotations
 
 import csv
+import json
 import math
 import subprocess
 from pathlib import Path
@@ -199,6 +200,14 @@ def test_e47_rows_for_every_point_and_the_state_split(quick_outputs: Outputs) ->
     b = t[t["point"] == "main-b"].iloc[0]
     assert 0 < b["bad_share"] < 1 and b["bad_bins"] > 0
     assert t[t["point"] == "main-a"].iloc[0]["bad_share"] == 0
+    # The κ_B row differs from route b only in κ_B; its circuit carries at most κ_B·R_mac(10g_wan)
+    # while Bad, so its Bad-state bins fall well below route b's.
+    kb = t[t["part"] == "kb"].iloc[0]
+    assert kb["kappa_bad"] < 1 and set(t[t["part"] != "kb"]["kappa_bad"]) == {1.0}
+    assert kb["bad_mean_Gbps"] < b["bad_mean_Gbps"]
+    # X pauses its hosts only, and each main run reports those two generators.
+    s = json.loads((d / "runs" / "main-b-s01" / "summary.json").read_text())
+    assert sorted(g["name"] for g in s["switch_pause"]) == ["xi->hr", "xo->hs"]
 
 
 def test_t4r_chain_and_delay_budget() -> None:

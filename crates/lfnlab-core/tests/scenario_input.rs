@@ -940,7 +940,17 @@ fn ten_gigabit_host_keys() {
     // Keys that belong elsewhere or contradict each other.
     let router = |keys: &str| edit("name = \"r\"\nkind = \"router\"\n", &format!("name = \"r\"\nkind = \"router\"\n{keys}\n"));
     assert_err(load(&router("nic = {}")), "test.toml", "node[1].nic", "hosts only");
-    assert_err(load(&router("fc = { send = true }")), "test.toml", "node[1].fc.send", "not modelled yet");
+    // A router generates PAUSE per ingress port (spec 04 §2.5): its own thresholds, defaults filled.
+    let sc = load(&router("fc = { send = true }")).unwrap();
+    let fc = sc.node[1].fc.as_ref().unwrap();
+    assert_eq!((fc.sw_xoff.unwrap().bytes(), fc.sw_xon.unwrap().bytes(), fc.pause_quanta, fc.honour), (512 << 10, 256 << 10, Some(65_535), Some(false)));
+    assert_err(load(&router("fc = { send = true, xoff = \"100KiB\" }")), "test.toml", "node[1].fc.xoff", "fc.sw_xoff");
+    assert_err(load(&router("fc = { send = true, sw_xoff = \"100KiB\", sw_xon = \"100KiB\" }")), "test.toml", "node[1].fc.sw_xon", "less than fc.sw_xoff");
+    assert_err(load(&router("fc = { send = true, sw_xoff = \"0B\" }")), "test.toml", "node[1].fc.sw_xoff", "greater than 0");
+    assert_err(load(&router("fc = { honour = true, sw_xoff = \"100KiB\" }")), "test.toml", "node[1].fc.sw_xoff", "fc.send = true");
+    assert_err(load(&host("fc = { send = true, sw_xoff = \"100KiB\" }")), "test.toml", "node[0].fc.sw_xoff", "a switch or router");
+    assert_eq!(fc.sw_peers.as_deref(), Some(&["a".to_string(), "b".to_string()][..]), "every neighbour by default");
+    assert_err(load(&router("fc = { send = true, sw_peers = [\"b\", \"zz\"] }")), "test.toml", "node[1].fc.sw_peers[1]", "a neighbour of r");
     assert_err(load(&host("fc = { honour = true, xoff = \"100KiB\" }")), "test.toml", "node[0].fc.xoff", "fc.send = true");
     assert_err(load(&host("nic = { profile = \"intel_pro10gbe_sr\", tx_rate_cap = \"6Gbps\" }")), "test.toml", "node[0].nic.tx_rate_cap", "no rate cap");
     assert_err(load(&host("nic = { tx_rate_cap = \"9Gbps\" }")), "test.toml", "node[0].nic.tx_rate_cap", "at most the NIC rate");
@@ -990,12 +1000,14 @@ fn real_path_keys() {
     let with = |keys: &str| edit(link0, &format!("{link0}{keys}\n"));
     let s = load(&with("loss = { kind = \"gilbert_elliott\", t_good = \"150s\", t_bad = \"150s\", p_bad = 1e-5 }\nimpair = { jitter = \"50us\" }")).unwrap();
     let l = s.link[0].loss.as_ref().unwrap();
-    assert_eq!((l.p_good, l.p_bad, l.p), (Some(0.0), Some(1e-5), None));
+    assert_eq!((l.p_good, l.p_bad, l.p, l.capacity_bad), (Some(0.0), Some(1e-5), None, Some(1.0)));
     let im = s.link[0].impair.as_ref().unwrap();
     assert_eq!((im.p_reorder, im.reorder_delay), (Some(0.0), Some(TimeSpan::ZERO)));
     assert_eq!(load(&to_toml(&s)).unwrap(), s, "resolving twice changes nothing");
     assert_err(load(&with("loss = { kind = \"gilbert_elliott\", t_good = \"1s\", p_bad = 0.1 }")), "test.toml", "link[0].loss.t_bad", "mean stay");
     assert_err(load(&with("loss = { kind = \"gilbert_elliott\", t_good = \"1s\", t_bad = \"1s\" }")), "test.toml", "link[0].loss.p_bad", "Bad state");
+    assert_err(load(&with("loss = { kind = \"gilbert_elliott\", t_good = \"1s\", t_bad = \"1s\", p_bad = 0.1, capacity_bad = 0.0 }")), "test.toml", "link[0].loss.capacity_bad", "(0, 1]");
+    assert_err(load(&with("loss = { kind = \"bernoulli\", p = 0.1, capacity_bad = 0.5 }")), "test.toml", "link[0].loss.capacity_bad", "does not apply");
     assert_err(load(&with("loss = { kind = \"gilbert_elliott\", t_good = \"1s\", t_bad = \"1s\", p_bad = 0.1, p = 0.1 }")), "test.toml", "link[0].loss.p", "p_good and p_bad");
     assert_err(load(&with("loss = { kind = \"bernoulli\", p = 0.1, p_bad = 0.1 }")), "test.toml", "link[0].loss.p_bad", "does not apply");
     assert_err(load(&with("loss = { kind = \"bernoulli\" }")), "test.toml", "link[0].loss.p", "missing required key");

@@ -102,3 +102,29 @@ fn tcp_over_jitter_without_reordering_never_retransmits() {
     assert_eq!(out.summary.flows[0].retransmitted_segments, 0);
     assert!(out.summary.flows[0].goodput_bps > 1e9);
 }
+
+/// spec 04 §2.12 κ_B: while the circuit is Bad its egress serializes at κ_B·R.
+/// With κ_B = 0.05 a 10 Gbit/s circuit carries 500 Mbit/s, half the 1 Gbit/s
+/// offered, so a backlog grows by one frame per 2·T (T the source's period)
+/// for the whole Bad period and drains in Good. The largest backlog is
+/// therefore the longest Bad period / 2T frames; without κ_B there is none.
+#[test]
+fn a_bad_circuit_state_reduces_its_capacity_by_kappa() {
+    let ge = r#"loss = { kind = "gilbert_elliott", t_good = "200ms", t_bad = "50ms", p_good = 0.0, p_bad = 0.0, capacity_bad = 0.05 }
+queue = { kind = "droptail", limit = "64MiB" }"#;
+    let out = run_toml(&cbr(ge, "4s"));
+    let l = &out.summary.link_losses[0];
+    assert_eq!(l.dropped, 0);
+    let period = 8.0 * 1538.0 / 1e9;
+    // The longest Bad period that ends before the run does.
+    let longest = l.transitions.windows(2).filter(|w| w[0].1).map(|w| w[1].0 - w[0].0).fold(0.0, f64::max);
+    assert!(longest > 0.02, "{:?}", l.transitions);
+    let q = out.summary.queues.iter().find(|q| q.name == "r->b").unwrap();
+    // Queue bytes are L2 (1518 per frame).
+    let frames = q.max_bytes as f64 / 1518.0;
+    let expected = longest / (2.0 * period);
+    assert!((frames - expected).abs() <= 0.01 * expected + 2.0, "backlog {frames:.1} frames, expected {expected:.1}");
+    // κ_B = 1 (the default) leaves the circuit at full rate: at most a frame waits.
+    let out = run_toml(&cbr(&ge.replace("capacity_bad = 0.05", "capacity_bad = 1.0"), "4s"));
+    assert!(out.summary.queues.iter().find(|q| q.name == "r->b").unwrap().max_bytes <= 1518);
+}

@@ -12,13 +12,17 @@ Modelling choices (docs/ten-gig-hosts.md):
   egress ports are independent, so the split changes nothing but routing, which could otherwise
   take the direct hop from X to H_r.
 - Every intermediate element is an output-queued drop-tail ``router``: X with ``B_X`` = 256 MiB per
-  egress, the others with ``B_hop`` = 128 MiB (the far-end switches too). They honour PAUSE; they
-  cannot send it yet, so X's PAUSE toward the hosts is one way (hosts → X).
+  egress, the others with ``B_hop`` = 128 MiB (the far-end switches too). They honour PAUSE. X also
+  generates it toward its hosts (spec 04 §2.5, generation by a switch: ``fc.sw_xoff`` = 512 KiB,
+  ``fc.sw_peers`` = the host), so PAUSE runs both ways between X and each host; X never pauses a
+  circuit or the local loop.
 - The routers' 10 µs forwarding latency (``ut`` and ``ot``) is added to the delay of the link
   each leaves by, as in T4-P; the switches add none. The RTT left over after the host cables and
   the local loop is split equally over the trans-Pacific circuits, half in each direction.
 - A circuit's Gilbert–Elliott state is one process per trans-Pacific loop, on the data direction
-  of its outbound circuit; jitter (``j_max``) applies to every circuit, both directions.
+  of its outbound circuit, with the optional capacity factor κ_B (``capacity_bad``) of the Bad
+  state on that circuit's data direction; jitter (``j_max``) applies to every circuit, both
+  directions.
 - Background traffic: Poisson arrivals of 1500-byte IP packets (``udp_cbr`` with
   ``arrivals = "poisson"``) from a host at one hop to a host at the next, in the data direction:
   on the JGN local loop from ``ut`` to ``ot``, and on a JGN circuit from its near to its far end.
@@ -53,11 +57,13 @@ JGN_LOCAL = "ut->ot"
 class Loop:
     """One trans-Pacific loop: a ``10g_wan`` circuit out to the far-end switch ``name`` and one
     back. ``r_bg_bps`` of background rides its outbound circuit; ``gilbert`` = (T_G s, T_B s, p_G,
-    p_B) puts a Gilbert–Elliott state on that circuit (None: Good only, no loss)."""
+    p_B) puts a Gilbert–Elliott state on that circuit (None: Good only, no loss), whose capacity
+    is ``kappa_bad`` times the line rate while Bad (spec 04 §2.12 κ_B; 1 = off)."""
 
     name: str
     r_bg_bps: float = 0.0
     gilbert: Optional[tuple[float, float, float, float]] = None
+    kappa_bad: float = 1.0
 
 
 def _queue(limit_bytes: float) -> dict[str, Any]:
@@ -106,8 +112,8 @@ def t4r_dict(
     nodes: list[dict[str, Any]] = [
         _host(SENDER, nic=sender_nic, **host_keys),
         _host(RECEIVER, nic=nic, **host_keys),
-        {"name": "xo", "kind": "router", "fc": dict(honour)},
-        {"name": "xi", "kind": "router", "fc": dict(honour)},
+        {"name": "xo", "kind": "router", "fc": {**honour, "send": True, "sw_peers": [SENDER]}},
+        {"name": "xi", "kind": "router", "fc": {**honour, "send": True, "sw_peers": [RECEIVER]}},
         {"name": "ut", "kind": "router", "fc": dict(honour)},
         {"name": "ot", "kind": "router", "fc": dict(honour)},
     ]
@@ -164,6 +170,8 @@ def t4r_dict(
         if loop.gilbert is not None:
             t_g, t_b, p_g, p_b = loop.gilbert
             out["loss"] = {"kind": "gilbert_elliott", "t_good": q.time(t_g), "t_bad": q.time(t_b), "p_good": p_g, "p_bad": p_b}
+            if loop.kappa_bad != 1.0:
+                out["loss"]["capacity_bad"] = loop.kappa_bad
         back: dict[str, Any] = {
             "from": far,
             "to": back_to,

@@ -32,6 +32,8 @@ pub enum Event {
     NicTxDma(u32),
     /// A host NIC's PAUSE refresh timer (spec 04 §2.5 rule 2).
     PauseRefresh(u32),
+    /// A switch or router port's PAUSE refresh timer (spec 04 §2.5, per ingress port).
+    SwitchPauseRefresh(u32),
     /// A host CPU core finished its work item (spec 04 §2.7): host × 16 + core.
     CpuDone(u32),
     /// A host NIC's interrupt-coalescing delay ran out (spec 04 §2.7 rule 2).
@@ -54,6 +56,7 @@ impl Event {
             Event::PauseRefresh(i) => (10, i),
             Event::CpuDone(i) => (11, i),
             Event::IrqTimer(i) => (12, i),
+            Event::SwitchPauseRefresh(i) => (13, i),
         }
     }
 }

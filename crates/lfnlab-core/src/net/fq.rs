@@ -265,11 +265,11 @@ mod tests {
 
     fn data(flow: FlowId, tstamp: SimTime) -> Packet {
         let tcp = TcpHeader { payload: 1448, ..TcpHeader::default() };
-        Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp, tstamp }
+        Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp, tstamp, ingress: 0 }
     }
 
     fn ack(flow: FlowId) -> Packet {
-        Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 1, l3_bytes: 52, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO }
+        Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 1, l3_bytes: 52, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO, ingress: 0 }
     }
 
     fn t_us(x: u64) -> SimTime {

@@ -122,6 +122,10 @@ pub struct Packet {
     /// Earliest departure time stamped by an EDT sender (spec 06 §5.3 `edt`);
     /// zero when unstamped.
     pub tstamp: SimTime,
+    /// The ingress port it entered the current forwarding node by, as that
+    /// node's local index: set on arrival, read only at nodes that generate
+    /// PAUSE per ingress port (spec 04 §2.5). Fits the struct's padding.
+    pub ingress: u8,
 }
 
 impl Packet {
@@ -171,6 +175,7 @@ impl Packet {
             ip: IpFields::default(),
             tcp: TcpHeader { seq: quanta as u64, ..TcpHeader::default() },
             tstamp: SimTime::ZERO,
+            ingress: 0,
         }
     }
 
@@ -185,7 +190,7 @@ impl Packet {
 impl Packet {
     /// A UDP packet of `l3` bytes from node 0 to node 1, for unit tests.
     pub fn test_udp(l3: u32) -> Packet {
-        Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO }
+        Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO, ingress: 0 }
     }
 }
 

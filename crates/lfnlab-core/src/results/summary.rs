@@ -32,6 +32,8 @@ pub struct Summary {
     pub reordered_frames: u64,
     pub host_cpus: Vec<HostCpuSummary>,
     pub pause_ports: Vec<PausePortSummary>,
+    /// Per ingress port of a switch or router that generates PAUSE (spec 04 §2.5).
+    pub switch_pause: Vec<SwitchPauseSummary>,
     /// Per interface with the Quick-Start function: its counters (spec 02 §2.5.7).
     pub quickstart_interfaces: Vec<QsInterfaceSummary>,
     /// Frames a routing hop dropped because their IP TTL ran out.
@@ -257,6 +259,17 @@ pub struct PausePortSummary {
     pub pause_zero_received: u64,
     /// Time the port was paused, s (union of the pauses in effect).
     pub paused_s: f64,
+}
+
+/// One ingress port of a switch or router that generates PAUSE, named by
+/// the egress port that sends it back toward the peer.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SwitchPauseSummary {
+    pub name: String,
+    pub pause_xoff_sent: u64,
+    pub pause_xon_sent: u64,
+    /// Largest count of bytes held that entered through this port (L2).
+    pub held_max_bytes: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

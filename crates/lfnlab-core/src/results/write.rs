@@ -227,6 +227,7 @@ mod tests {
             link_losses: Vec::new(),
             reordered_frames: 0,
             pause_ports: Vec::new(),
+            switch_pause: Vec::new(),
             quickstart_interfaces: Vec::new(),
             ttl_drops: 0,
             conservation: ConservationSummary {

@@ -30,6 +30,9 @@ const MIN_HEADROOM: u64 = 32 << 10;
 const XON_BELOW_XOFF: u64 = 64 << 10;
 const PAUSE_QUANTA: u32 = 65_535;
 const REACT_QUANTA: u32 = 60;
+/// Generation by a switch or router (§2.5).
+const SW_XOFF: ByteSize = ByteSize::from_bytes(512 << 10);
+const SW_XON: ByteSize = ByteSize::from_bytes(256 << 10);
 /// spec 04 §2.7 NIC profiles: (name, has a rate cap).
 const NIC_PROFILES: &[(&str, bool)] = &[("chelsio_t110", true), ("chelsio_n110", true), ("intel_pro10gbe_sr", false)];
 
@@ -43,14 +46,9 @@ pub fn resolve_host_nics(nodes: &mut [NodeSpec], links: &[LinkSpec], ctx: &Ctx) 
                     return Err(ctx.err(at(key), "the NIC pipeline and the I/O bus belong to hosts only (spec 04 §2.4)"));
                 }
             }
+            let name = n.name.clone();
             if let Some(fc) = &mut n.fc {
-                if fc.send == Some(true) {
-                    return Err(ctx.err(
-                        at("fc.send"),
-                        "PAUSE generation by a switch or router (fc.sw_xoff, spec 04 §2.5) is not modelled yet; routers may honour PAUSE (fc.honour)",
-                    ));
-                }
-                resolve_honour_only(fc, &at, ctx)?;
+                resolve_switch_fc(fc, &name, links, &at, ctx)?;
             }
             continue;
         }
@@ -93,11 +91,56 @@ fn resolve_honour_only(fc: &mut FcSpec, at: &dyn Fn(&str) -> String, ctx: &Ctx) 
         ("xon", fc.xon.is_some()),
         ("pause_quanta", fc.pause_quanta.is_some()),
         ("refresh", fc.refresh.is_some()),
+        ("sw_xoff", fc.sw_xoff.is_some()),
+        ("sw_xon", fc.sw_xon.is_some()),
+        ("sw_peers", fc.sw_peers.is_some()),
     ];
     for (key, given) in generator_keys {
         if given {
-            return Err(ctx.err(at(&format!("fc.{key}")), "applies to a PAUSE generator: a host with fc.send = true"));
+            return Err(ctx.err(at(&format!("fc.{key}")), "applies to a PAUSE generator: a node with fc.send = true"));
         }
+    }
+    Ok(())
+}
+
+/// `fc` of a switch or router (spec 04 §2.5, generation by a switch or
+/// router): per ingress port, XOFF at `sw_xoff` bytes held, PAUSE(0) at
+/// `sw_xon`. `refresh` left unset means half the pause duration at each
+/// port's own rate (ports of one device may differ).
+fn resolve_switch_fc(fc: &mut FcSpec, node: &str, links: &[LinkSpec], at: &dyn Fn(&str) -> String, ctx: &Ctx) -> Result<(), InputError> {
+    if fc.send != Some(true) {
+        return resolve_honour_only(fc, at, ctx);
+    }
+    for (key, given) in [("headroom", fc.headroom.is_some()), ("xoff", fc.xoff.is_some()), ("xon", fc.xon.is_some())] {
+        if given {
+            return Err(ctx.err(at(&format!("fc.{key}")), "applies to a host's RX FIFO; a switch or router uses fc.sw_xoff and fc.sw_xon"));
+        }
+    }
+    fc.honour.get_or_insert(false);
+    fc.react_quanta.get_or_insert(REACT_QUANTA);
+    check_pause_quanta(*fc.pause_quanta.get_or_insert(PAUSE_QUANTA), at, ctx)?;
+    let xoff = fc.sw_xoff.get_or_insert(SW_XOFF).bytes();
+    if xoff == 0 {
+        return Err(ctx.err(at("fc.sw_xoff"), "expected a threshold greater than 0 B"));
+    }
+    let xon = fc.sw_xon.get_or_insert(ByteSize::from_bytes(SW_XON.bytes().min(xoff / 2))).bytes();
+    if xon >= xoff {
+        return Err(ctx.err(at("fc.sw_xon"), format!("expected less than fc.sw_xoff ({xoff} B), got {xon} B")));
+    }
+    if fc.refresh.is_some_and(|t| t.ps() == 0) {
+        return Err(ctx.err(at("fc.refresh"), "expected a time greater than zero"));
+    }
+    let neighbours: Vec<&str> = links.iter().filter_map(|l| if l.from == node { Some(l.to.as_str()) } else if l.to == node { Some(l.from.as_str()) } else { None }).collect();
+    let peers = fc.sw_peers.get_or_insert_with(|| neighbours.iter().map(|s| s.to_string()).collect());
+    if let Some((i, p)) = peers.iter().enumerate().find(|(_, p)| !neighbours.contains(&p.as_str())) {
+        return Err(ctx.err(at(&format!("fc.sw_peers[{i}]")), format!("expected a neighbour of {node} ({}), got \"{p}\"", neighbours.join(", "))));
+    }
+    Ok(())
+}
+
+fn check_pause_quanta(quanta: u32, at: &dyn Fn(&str) -> String, ctx: &Ctx) -> Result<(), InputError> {
+    if quanta == 0 || quanta > 65_535 {
+        return Err(ctx.err(at("fc.pause_quanta"), format!("expected 1 to 65535 quanta (a 16-bit pause_time), got {quanta}")));
     }
     Ok(())
 }
@@ -171,8 +214,11 @@ fn resolve_fc(fc: &mut FcSpec, rate_bps: u64, mtu_wire: u64, d_prop: Span, rx_fi
     fc.honour.get_or_insert(false);
     let react = *fc.react_quanta.get_or_insert(REACT_QUANTA);
     let quanta = *fc.pause_quanta.get_or_insert(PAUSE_QUANTA);
-    if quanta == 0 || quanta > 65_535 {
-        return Err(ctx.err(at("fc.pause_quanta"), format!("expected 1 to 65535 quanta (a 16-bit pause_time), got {quanta}")));
+    check_pause_quanta(quanta, at, ctx)?;
+    for (key, given) in [("sw_xoff", fc.sw_xoff.is_some()), ("sw_xon", fc.sw_xon.is_some()), ("sw_peers", fc.sw_peers.is_some())] {
+        if given {
+            return Err(ctx.err(at(&format!("fc.{key}")), "applies to a switch or router; a host's thresholds are fc.xoff and fc.xon"));
+        }
     }
     let headroom = fc.headroom.get_or_insert_with(|| ByteSize::from_bytes(headroom_bytes(mtu_wire, d_prop, rate_bps, react as u64).max(MIN_HEADROOM))).bytes();
     let xoff = fc.xoff.get_or_insert_with(|| ByteSize::from_bytes(rx_fifo.saturating_sub(headroom))).bytes();
@@ -222,6 +268,23 @@ pub fn nic_config(n: &NodeSpec) -> Option<NicConfig> {
             refresh: f.refresh.map_or(Span::ZERO, |t| t.span()),
         }),
     })
+}
+
+/// A switch or router that generates PAUSE per ingress port: its thresholds
+/// (`refresh` zero meaning half the pause duration at each port's rate) and
+/// the neighbours whose ports generate.
+pub fn switch_xoff_config(n: &NodeSpec) -> Option<(XoffConfig, &[String])> {
+    if n.kind == NodeKind::Host {
+        return None;
+    }
+    let f = n.fc.as_ref().filter(|f| f.send == Some(true))?;
+    let cfg = XoffConfig {
+        xoff_bytes: f.sw_xoff.unwrap_or(SW_XOFF).bytes(),
+        xon_bytes: f.sw_xon.unwrap_or(SW_XON).bytes(),
+        pause_quanta: f.pause_quanta.unwrap_or(PAUSE_QUANTA) as u16,
+        refresh: f.refresh.map_or(Span::ZERO, |t| t.span()),
+    };
+    Some((cfg, f.sw_peers.as_deref().unwrap_or(&[])))
 }
 
 /// The reaction delay of a node's ports if they honour PAUSE.

@@ -255,7 +255,16 @@ fn resolve_loss(loss: &mut LossSpec, at: &str, duration: TimeSpan, ctx: &Ctx) ->
     };
     match loss.kind.as_str() {
         "bernoulli" => {
-            only(&[("t_good", loss.t_good.is_some()), ("t_bad", loss.t_bad.is_some()), ("p_good", loss.p_good.is_some()), ("p_bad", loss.p_bad.is_some())], "bernoulli")?;
+            only(
+                &[
+                    ("t_good", loss.t_good.is_some()),
+                    ("t_bad", loss.t_bad.is_some()),
+                    ("p_good", loss.p_good.is_some()),
+                    ("p_bad", loss.p_bad.is_some()),
+                    ("capacity_bad", loss.capacity_bad.is_some()),
+                ],
+                "bernoulli",
+            )?;
             let Some(p) = loss.p else {
                 return Err(ctx.err(format!("{at}.p"), "missing required key: the drop probability of a \"bernoulli\" loss"));
             };
@@ -276,6 +285,10 @@ fn resolve_loss(loss: &mut LossSpec, at: &str, duration: TimeSpan, ctx: &Ctx) ->
                 return Err(ctx.err(format!("{at}.p_bad"), "missing required key: the loss probability in the Bad state"));
             };
             probability("p_bad", p_bad)?;
+            let kappa = *loss.capacity_bad.get_or_insert(1.0);
+            if !(kappa.is_finite() && kappa > 0.0 && kappa <= 1.0) {
+                return Err(ctx.err(format!("{at}.capacity_bad"), format!("expected a capacity factor in (0, 1], got {kappa}")));
+            }
         }
         other => {
             return Err(ctx.err(format!("{at}.kind"), format!("expected \"bernoulli\" or \"gilbert_elliott\", got \"{other}\"")));

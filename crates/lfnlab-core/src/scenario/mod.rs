@@ -22,7 +22,7 @@ mod host_memory;
 mod host_cpu;
 mod host_nic;
 pub use host_cpu::cpu_config;
-pub use host_nic::{honour_react_quanta, nic_config};
+pub use host_nic::{honour_react_quanta, nic_config, switch_xoff_config};
 mod qdisc_ipg;
 mod qdisc_tcp_nic;
 pub use qdisc_tcp_nic::tcp_nic_config;

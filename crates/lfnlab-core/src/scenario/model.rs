@@ -152,7 +152,8 @@ pub struct BusSpec {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FcSpec {
-    /// Generate PAUSE from the RX FIFO occupancy (hosts), default false.
+    /// Generate PAUSE: a host from its RX FIFO occupancy, a switch or router
+    /// per ingress port from the bytes it holds that entered there; default false.
     pub send: Option<bool>,
     /// Obey PAUSE received on the node's ports, default false.
     pub honour: Option<bool>,
@@ -168,6 +169,14 @@ pub struct FcSpec {
     pub refresh: Option<TimeSpan>,
     /// Reaction delay of a port receiving PAUSE, quanta, default 60.
     pub react_quanta: Option<u32>,
+    /// Switch or router: XOFF when the bytes held from one ingress port reach
+    /// this, default 512 KiB.
+    pub sw_xoff: Option<ByteSize>,
+    /// Switch or router: PAUSE(0) when they fall to this, default 256 KiB.
+    pub sw_xon: Option<ByteSize>,
+    /// Switch or router: the neighbours whose ingress ports generate PAUSE,
+    /// default all (e.g. only the attached hosts, spec 04 §2.12 X).
+    pub sw_peers: Option<Vec<String>>,
 }
 
 /// `node.cpu`: the host CPU (spec 04 §2.7). Costs are in cycles (per item,
@@ -493,6 +502,9 @@ pub struct LossSpec {
     /// `gilbert_elliott`: per-frame loss probability in Good (default 0) and in Bad.
     pub p_good: Option<f64>,
     pub p_bad: Option<f64>,
+    /// `gilbert_elliott`: capacity factor κ_B in the Bad state, in (0, 1],
+    /// default 1: the circuit's egress serializes at κ_B·R while Bad.
+    pub capacity_bad: Option<f64>,
     /// Which frames may be dropped: `data` (default: TCP segments with payload and UDP) or `all`.
     pub applies_to: Option<String>,
     /// Loss applies to frames arriving in [start, stop): default from 0 s to

@@ -24,6 +24,7 @@ use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAUL
 use crate::net::proc_stage::ProcStage;
 use crate::host::nic::HostNic;
 use super::nic::PortFc;
+use super::switch_fc::IngressFc;
 use crate::quickstart::router::QsRouter;
 use crate::host::tcp::socket::QsConn;
 use crate::apps::request_response::RequestResponse;
@@ -137,6 +138,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     proc: None,
                     ttl_decrement: 0,
                     fc: scenario::honour_react_quanta(nd).map(|r| Box::new(PortFc::new(nd.nic_rate.map_or(rate_bps, |r| r.bps), Some(r)))),
+                    bad_rate_bps: None,
                 }
             } else {
                 let q = if dir == 0 { l.queue.as_ref() } else { l.reverse_queue.as_ref() };
@@ -166,8 +168,14 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     qs,
                     ttl_decrement: 1,
                     fc: scenario::honour_react_quanta(nd).map(|r| Box::new(PortFc::new(rate_bps, Some(r)))),
+                    bad_rate_bps: None,
                 }
             };
+            let mut port = port;
+            if let Some(k) = l.loss.as_ref().filter(|_| dir == 0).and_then(|ls| ls.capacity_bad).filter(|k| *k < 1.0) {
+                // spec 04 §2.12 κ_B: the circuit's sending side slows while Bad.
+                port.bad_rate_bps = Some(((port.rate_bps as f64 * k).round() as u64).max(1));
+            }
             port_specs.push(port);
             adj[x].push((y as NodeId, pi));
             egress.insert((x, y), pi);
@@ -203,6 +211,31 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         } else {
             w.nodes.push(NodeRole::Forwarder);
         }
+    }
+    // spec 04 §2.5: a frame's ingress is its arrival channel's reverse port,
+    // as an index among its node's ports.
+    let mut node_ports: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (pi, p) in port_specs.iter().enumerate() {
+        node_ports[p.node as usize].push(pi as u32);
+    }
+    w.ingress_index = w
+        .reverse_port
+        .iter()
+        .map(|&rp| port_specs.get(rp as usize).map_or(0, |p| node_ports[p.node as usize].iter().position(|&q| q == rp).unwrap_or(0).min(u8::MAX as usize) as u8))
+        .collect();
+    w.ingress_fc = s
+        .node
+        .iter()
+        .enumerate()
+        .map(|(i, nd)| {
+            let (cfg, peers) = scenario::switch_xoff_config(nd)?;
+            let generates = |p: &Port| peers.iter().any(|name| index.get(name.as_str()) == Some(&(w.channels[p.channel as usize].to as usize)));
+            let ports: Vec<(u32, u64, bool)> = node_ports[i].iter().map(|&p| (p, port_specs[p as usize].rate_bps, generates(&port_specs[p as usize]))).collect();
+            Some(Box::new(IngressFc::new(cfg, &ports)))
+        })
+        .collect();
+    if let Some(i) = (0..n).find(|&i| w.ingress_fc[i].is_some() && node_ports[i].len() > u8::MAX as usize + 1) {
+        return Err(bad(format!("node {} generates PAUSE per ingress port but has more than 256 ports", s.node[i].name)));
     }
     w.ports = port_specs;
     let host_of = |node: usize, w: &World| match w.nodes[node] {
@@ -332,6 +365,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                     ip: IpFields { ttl: s.node[a].ip_ttl.unwrap_or(DEFAULT_IP_TTL), ..IpFields::default() },
                     tcp: TcpHeader::default(),
                     tstamp: SimTime::ZERO,
+                    ingress: 0,
                 };
                 let ai = w.udp.len() as u32;
                 let mut app = UdpCbr::new(ha, template, rate, start, stop);

@@ -18,7 +18,7 @@ use crate::host::cpu::HostCpu;
 use crate::host::tcp::socket::TcpSocket;
 use crate::results::table::{Column, Table};
 use crate::scenario::model::FlowSpec;
-use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, HostCpuSummary, CoreSummary, LinkLossSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
+use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, HostCpuSummary, CoreSummary, LinkLossSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, SwitchPauseSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -259,6 +259,18 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                     pause_zero_received: h.received_xon,
                     paused_s: h.paused_time(end).as_secs_f64(),
                 })
+            })
+            .collect(),
+        switch_pause: w
+            .ingress_fc
+            .iter()
+            .flatten()
+            .flat_map(|fc| fc.ports.iter().flatten())
+            .map(|a| SwitchPauseSummary {
+                name: w.ports[a.port as usize].name.clone(),
+                pause_xoff_sent: a.xoff.sent_xoff,
+                pause_xon_sent: a.xoff.sent_xon,
+                held_max_bytes: a.held_max_bytes,
             })
             .collect(),
         quickstart_interfaces: w

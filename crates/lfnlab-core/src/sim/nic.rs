@@ -5,7 +5,7 @@
 
 use super::world::{SocketView, World};
 use crate::engine::event_queue::Event;
-use crate::engine::time::Span;
+use crate::engine::time::{SimTime, Span};
 use crate::host::nic::bus::Dir;
 use crate::net::packet::Packet;
 use crate::net::pause::{pause_span, PauseHonour, PAUSE_L2_BYTES};
@@ -187,12 +187,18 @@ impl World {
     /// Host `h`'s generator asks for PAUSE(q) on its transmit side.
     fn request_pause(&mut self, h: u32, q: u16) {
         let port = self.hosts[h as usize].port;
+        let refresh = self.hosts[h as usize].nic.as_ref().and_then(|n| n.xoff.as_ref()).and_then(|g| g.refresh_at());
+        self.request_port_pause(port, q, refresh.map(|t| (t, Event::PauseRefresh(h))));
+    }
+
+    /// A generator (host NIC or switch ingress account) asks for PAUSE(q) on
+    /// `port`; with q > 0 its refresh timer fires `refresh` (time, event).
+    pub(super) fn request_port_pause(&mut self, port: u32, q: u16, refresh: Option<(SimTime, Event)>) {
         let p = &mut self.ports[port as usize];
         let fc = p.fc.get_or_insert_with(|| Box::new(PortFc::new(p.rate_bps, None)));
         fc.pending = Some(q);
-        let refresh = self.hosts[h as usize].nic.as_ref().and_then(|n| n.xoff.as_ref()).and_then(|g| g.refresh_at());
-        if let Some(t) = refresh.filter(|_| q > 0) {
-            self.events.push(t, Event::PauseRefresh(h));
+        if let Some((t, ev)) = refresh.filter(|_| q > 0) {
+            self.events.push(t, ev);
         }
         self.kick_port(port);
     }

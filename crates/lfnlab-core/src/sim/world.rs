@@ -58,6 +58,9 @@ pub struct Port {
     pub ttl_decrement: u8,
     /// 802.3x flow control of this port (spec 04 §2.5), boxed: rare.
     pub fc: Option<Box<PortFc>>,
+    /// κ_B·rate while the Gilbert–Elliott circuit on this port's channel is
+    /// Bad (spec 04 §2.12), when κ_B < 1.
+    pub bad_rate_bps: Option<u64>,
 }
 
 impl Port {
@@ -222,6 +225,11 @@ pub struct World {
     /// Per channel: the egress port at its far end that sends back toward its
     /// near end (where a PAUSE arriving on the channel acts, spec 04 §2.5).
     pub reverse_port: Vec<u32>,
+    /// Per channel: the local ingress index at its far node (`Packet::ingress`).
+    pub ingress_index: Vec<u8>,
+    /// Per node: the ingress accounts of a switch or router that generates
+    /// PAUSE (spec 04 §2.5), boxed: rare.
+    pub ingress_fc: Vec<Option<Box<super::switch_fc::IngressFc>>>,
     /// Ingress monitor per channel (`[[monitor]] point = "ingress"`).
     pub channel_monitor: Vec<Option<u32>>,
     pub losses: Vec<Option<Loss>>,
@@ -269,6 +277,8 @@ impl World {
             node_names: Vec::new(),
             channels: Vec::new(),
             reverse_port: Vec::new(),
+            ingress_index: Vec::new(),
+            ingress_fc: Vec::new(),
             channel_monitor: Vec::new(),
             losses: Vec::new(),
             ports: Vec::new(),
@@ -321,6 +331,7 @@ impl World {
                 Event::NicRxDma(h) => self.on_nic_rx_dma(h),
                 Event::NicTxDma(h) => self.on_nic_tx_dma(h),
                 Event::PauseRefresh(h) => self.on_pause_refresh(h),
+                Event::SwitchPauseRefresh(p) => self.on_switch_pause_refresh(p),
                 Event::CpuDone(i) => self.on_cpu_done(i / super::cpu::MAX_CORES, i % super::cpu::MAX_CORES),
                 Event::IrqTimer(h) => self.on_irq_timer(h),
             }
@@ -333,8 +344,9 @@ impl World {
         if !self.channels[c as usize].take_event(now) {
             return; // superseded by an earlier arrival (a held-back frame's)
         }
-        while let Some(pkt) = self.channels[c as usize].pop_arrived(now) {
+        while let Some(mut pkt) = self.channels[c as usize].pop_arrived(now) {
             let to = self.channels[c as usize].to;
+            pkt.ingress = self.ingress_index[c as usize];
             if pkt.kind == PacketKind::Pause {
                 self.on_pause_frame(c, pkt);
                 continue;
@@ -383,6 +395,7 @@ impl World {
                     self.books.dropped_bytes += pkt.l3_bytes as u64;
                     return;
                 }
+                self.ingress_hold(at as usize, &pkt);
                 self.enqueue_port(port, pkt);
             }
             NodeRole::Host(h) if self.hosts[h as usize].nic.is_some() => self.nic_rx_arrive(h, pkt),
@@ -449,6 +462,8 @@ impl World {
                 p.qdisc.count_drop(cause, pkt.l2_bytes());
                 self.books.dropped_frames += 1;
                 self.books.dropped_bytes += l3;
+                let node = p.node as usize;
+                self.ingress_release(node, &pkt);
             }
         }
     }
@@ -534,7 +549,11 @@ impl World {
         self.books.queued_bytes -= pkt.l3_bytes as u64;
         let p = &mut self.ports[port as usize];
         let wire = pkt.l2_bytes() + p.framing_bytes as u64;
-        let tx = Span::serialization(wire, p.rate_bps);
+        let rate_bps = match p.bad_rate_bps {
+            Some(r) if self.losses[p.channel as usize].as_mut().and_then(|l| l.ge.as_mut()).is_some_and(|g| g.is_bad(now)) => r,
+            _ => p.rate_bps,
+        };
+        let tx = Span::serialization(wire, rate_bps);
         p.busy_until = now + tx;
         if let Some(m) = p.monitor {
             let m = &mut self.monitors[m as usize];
@@ -544,6 +563,7 @@ impl World {
         }
         let busy_until = p.busy_until;
         let host = p.host;
+        let node = p.node as usize;
         let ch = &mut self.channels[p.channel as usize];
         let arrival = busy_until + ch.delay;
         if let Some(t) = ch.push(arrival, *pkt) {
@@ -555,6 +575,8 @@ impl World {
             if let Some(b) = host.busy.as_mut().filter(|_| pkt.is_data()) {
                 b.on_data_frame(now, pkt.payload_bytes(), tx);
             }
+        } else {
+            self.ingress_release(node, pkt);
         }
         busy_until
     }

@@ -61,6 +61,7 @@ class Params:
     r_bg_sweep_bps: tuple[float, ...] = field(metadata={"label": "r_bg sweep (route b)", "unit": "bps"})
     jitter_sweep_s: tuple[float, ...] = field(metadata={"label": "j_max sweep (route a)", "unit": "s"})
     cap_sweep_bps: tuple[Optional[float], ...] = field(metadata={"label": "cap sweep (route c; None = no cap)"})
+    kappa_sweep: tuple[float, ...] = field(metadata={"label": "κ_B sweep (route b; 1 = off)"})
     rate_bin_s: float = field(default=1.0, metadata={"label": "rate bin", "unit": "s"})
     steady_fraction: float = field(default=0.5, metadata={"label": "steady window: last fraction of the run"})
 
@@ -79,6 +80,7 @@ FULL = Params(
     r_bg_sweep_bps=(0.0, 300e6, 1000e6),
     jitter_sweep_s=(0.0, 50e-6),
     cap_sweep_bps=(6.0e9, 6.5e9, 7.5e9, None),
+    kappa_sweep=(1.0, 0.5, 0.25),
 )
 #: Quick: RTTs, buffers and stays scaled down by 10 (and p_B up by 10, so that a few-second Bad
 #: stay still loses frames); the shorter sweeps.
@@ -96,6 +98,7 @@ QUICK = Params(
     r_bg_sweep_bps=(300e6, 1000e6),
     jitter_sweep_s=(0.0, 50e-6),
     cap_sweep_bps=(6.0e9, 6.5e9, None),
+    kappa_sweep=(1.0, 0.25),
     rate_bin_s=0.1,
 )
 
@@ -105,11 +108,12 @@ class Point:
     """One scenario: a route on T4-R (``emulated`` False) or its T4-P counterpart, with its knobs."""
 
     route: str
-    part: str  # main | P | pb | bg | jit | cap
+    part: str  # main | P | pb | bg | jit | cap | kb
     p_bad: float
     r_bg_bps: float
     jitter_s: float
     cap_bps: Optional[float]
+    kappa_bad: float = 1.0
 
     @property
     def key(self) -> str:
@@ -121,6 +125,7 @@ class Point:
             "bg": f"-bg{self.r_bg_bps / 1e6:g}M",
             "jit": f"-j{self.jitter_s * 1e6:g}us",
             "cap": f"-cap{cap}",
+            "kb": f"-kb{self.kappa_bad:g}",
         }[self.part]
         return f"{self.part}-{self.route}{tail}"
 
@@ -137,6 +142,7 @@ def points(p: Params) -> list[Point]:
     out += [replace(base["b"], part="bg", r_bg_bps=v) for v in p.r_bg_sweep_bps if v != p.r_bg_bps]
     out += [replace(base["a"], part="jit", jitter_s=v) for v in p.jitter_sweep_s if v != 0.0]
     out += [replace(base["c"], part="cap", cap_bps=v) for v in p.cap_sweep_bps if v != base["c"].cap_bps]
+    out += [replace(base["b"], part="kb", kappa_bad=v) for v in p.kappa_sweep if v != 1.0]
     return out
 
 
@@ -144,8 +150,8 @@ def _loops(p: Params, pt: Point, route: Route) -> list[Loop]:
     out = []
     for name in route.loops:
         if name == "chi":
-            ge = (p.ge_stay_s, p.ge_stay_s, 0.0, pt.p_bad) if pt.p_bad > 0 else None
-            out.append(Loop("chi", pt.r_bg_bps, ge))
+            ge = (p.ge_stay_s, p.ge_stay_s, 0.0, pt.p_bad) if pt.p_bad > 0 or pt.kappa_bad < 1.0 else None
+            out.append(Loop("chi", pt.r_bg_bps, ge, pt.kappa_bad))
         else:
             out.append(Loop(name))
     return out
@@ -283,10 +289,11 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         out.figures.append(_figure(p, "F4.7" + "abc"[i], r, runs[f"main-{r.key}"][0], runs[f"P-{r.key}"][0]))
     out.notes += [
         "T4-R as built (docs/ten-gig-hosts.md): X is two output-queued nodes (toward the loops and toward H_r); every "
-        "intermediate element is a drop-tail router that honours PAUSE but cannot send it; the RTT left after the host "
-        "cables and the 1 ms local loop is split equally over the circuits; the Gilbert–Elliott state is one process per "
-        "JGN loop on its outbound circuit; background is Poisson 1500-byte IP packets from one hop to the next in the data "
-        "direction. The capacity factor κ_B of the Bad state is not modelled (off by default in the spec).",
+        "intermediate element is a drop-tail router that honours PAUSE; X also sends PAUSE to its hosts (fc.sw_xoff = "
+        "512 KiB of bytes held from that host), never to a circuit; the RTT left after the host cables and the 1 ms local "
+        "loop is split equally over the circuits; the Gilbert–Elliott state is one process per JGN loop on its outbound "
+        "circuit, and the kb rows slow that circuit to κ_B of its rate while Bad (off, κ_B = 1, elsewhere); background is "
+        "Poisson 1500-byte IP packets from one hop to the next in the data direction.",
         "The router counters (X toward H_r, the local JGN segment, the last far-end switch toward X) are in each run's "
         "`flows.parquet` (monitors); 300-s polls are their sums.",
         NOT_BUILT_NOTE,
@@ -317,6 +324,7 @@ def _table(p: Params, runs: Mapping[str, Sequence[Mapping[str, Any]]]) -> pd.Dat
                 "p_bad": pt.p_bad if "chi" in r.loops and pt.part != "P" else 0.0,
                 "r_bg_Mbps": pt.r_bg_bps / 1e6 if pt.part != "P" else 0.0,
                 "jitter_us": pt.jitter_s * 1e6,
+                "kappa_bad": pt.kappa_bad if "chi" in r.loops and pt.part != "P" else 1.0,
                 "mean_Gbps": mean("mean_bps") / GBPS,
                 "sustained_Gbps": mean("sustained_bps") / GBPS,
                 "sustained_Gbps_min": min(x["sustained_bps"] for x in rs) / GBPS,
@@ -366,6 +374,10 @@ def _t47b(p: Params, table: pd.DataFrame) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ checks
+
+
+#: The frame rate of a ``10g_wan`` circuit: 10 Gbit/s × 13/14 (the engine's PHY table, spec 04 §2.2).
+WAN_R_MAC_BPS = 10e9 * 13 / 14
 
 
 def _cap_goodput(cap_bps: float) -> float:
@@ -459,6 +471,17 @@ def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
             "",
         )
     )
+    for kb in table[table["part"] == "kb"].itertuples():
+        bound = kb.kappa_bad * _cap_goodput(WAN_R_MAC_BPS) / GBPS
+        items.append(
+            expectation(
+                f"κ_B = {kb.kappa_bad:g} (not in the spec's list): the Chicago loop's Bad phases are slower than with κ_B = 1",
+                f"Bad bins {kb.bad_mean_Gbps:.3f} vs {b['bad_mean_Gbps']:.3f} Gbit/s at κ_B = 1 "
+                f"(Good {kb.good_mean_Gbps:.3f}); κ_B·R_mac(10g_wan)·MSS_eff/W = {bound:.3f}",
+                "yes" if kb.bad_mean_Gbps < b["bad_mean_Gbps"] else "no",
+                "bins are classed by their midpoint, so a bin that straddles a change mixes both states",
+            )
+        )
     c = _row(table, "main-c")
     items.append(
         expectation(

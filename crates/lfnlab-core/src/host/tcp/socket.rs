@@ -186,6 +186,7 @@ impl TcpSocket {
             ip: IpFields { ttl: self.addr.ip_ttl, ..IpFields::default() },
             tcp: TcpHeader { conn: self.addr.conn, ..h },
             tstamp: SimTime::ZERO,
+            ingress: 0,
         }
     }
 

@@ -28,7 +28,7 @@ impl FlowView for Fixed {
 
 fn data(dst: NodeId, kind: PacketKind) -> Packet {
     let tcp = TcpHeader { payload: 1448, ..TcpHeader::default() };
-    Packet { flow: dst as FlowId, src: 0, dst, kind, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp, tstamp: SimTime::ZERO }
+    Packet { flow: dst as FlowId, src: 0, dst, kind, dir: 0, l3_bytes: 1500, ip: IpFields::default(), tcp, tstamp: SimTime::ZERO, ingress: 0 }
 }
 
 /// What the line carried: real packets (start time ps, dst) and gaps (start, wire bytes).
