@@ -6,7 +6,8 @@ spec's seeds and reports the §2.13 sustained rate (mean app_rx_rate over the la
 run), the peak 1-s rate, drops by location, PAUSE statistics and the router queue maximum.
 
 Figures: F4.1a rate vs B per RTT (MTU 9198, Chelsio), F4.1b the same for MTU 1500, F4.1c
-Chelsio vs Intel at MTU 9198. F4.1d (the application write-size sweep) is not produced yet.
+Chelsio vs Intel at MTU 9198, F4.1d the application write-size sweep; T4.1-slowdown the §5
+large-buffer runs with ``c_mem`` and ``c_sack_walk`` (both side sweeps in ``e1_extras``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from ..outcome import Check, Figure, Outcome, Table
 from ..path04 import MIB, MTU_JUMBO, MTU_STD, cpu_cap_bps, host_limit_bps, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
+from . import e1_extras as extras
+from .e1_extras import Slowdown, WriteSweep
 from .common04 import (
     GBPS,
     NOT_BUILT_NOTE,
@@ -82,6 +85,8 @@ class Params:
     duration_short_s: float = field(metadata={"label": "duration below the long-RTT threshold", "unit": "s"})
     duration_long_s: float = field(metadata={"label": "duration at or above it", "unit": "s"})
     long_from_rtt_s: float = field(metadata={"label": "long-RTT threshold", "unit": "s"})
+    write_sweep: WriteSweep = field(metadata={"label": "F4.1d write-size sweep (MTU 9198, Chelsio)"})
+    slowdown: Slowdown = field(metadata={"label": "§5 large-buffer runs (MTU 9198, Chelsio)"})
     steady_fraction: float = field(default=0.5, metadata={"label": "steady window: last fraction of the run"})
     txqueuelen: int = field(default=10000, metadata={"label": "txqueuelen", "unit": "packets"})
 
@@ -102,6 +107,8 @@ FULL = Params(
     duration_short_s=60.0,
     duration_long_s=120.0,
     long_from_rtt_s=0.3,
+    write_sweep=WriteSweep(0.1, tuple(float(w * 1024) for w in (8, 32, 128, 512))),
+    slowdown=Slowdown(0.4, _SPEC_BUFFERS),
 )
 QUICK = Params(
     curves=(
@@ -113,6 +120,8 @@ QUICK = Params(
     duration_short_s=3.0,
     duration_long_s=4.0,
     long_from_rtt_s=0.05,
+    write_sweep=WriteSweep(0.02, (8.0 * 1024, 128.0 * 1024)),
+    slowdown=Slowdown(0.05, tuple(float(b * MIB) for b in (8, 128))),
 )
 
 #: Columns averaged over the seeds of a point in T4.1.
@@ -165,8 +174,11 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                 )
             )
             keeps[label] = keeper(d, c.mtu, steady_fraction=p.steady_fraction)
-    kept = ctx.run_keyed(jobs, keeps)
+    side_jobs, side_keeps = extras.jobs(p.write_sweep, p.slowdown, p.seeds, p.duration_s, p.steady_fraction, p.txqueuelen)
+    kept = ctx.run_keyed(jobs + side_jobs, {**keeps, **side_keeps})
     table = t41_table(p, kept)
+    writes = extras.write_table(p.write_sweep, p.seeds, kept)
+    slow = extras.slowdown_table(p.slowdown, p.seeds, kept, _curve_rows(table, MTU_JUMBO, CHELSIO, p.slowdown.rtt_s * 1e3))
     out = Outcome()
     out.checks += conservation_check(kept)
     out.checks += _checks(p, table)
@@ -189,14 +201,31 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             best_table(table),
             digits=5,
         ),
-        Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, table)),
+        Table(
+            "T4.1d",
+            f"Application write size ({p.write_sweep}, MTU 9198, Chelsio): sustained rate (mean, min–max over the seeds), "
+            "the busiest core of each host and core 0's system share at the sender over the steady window, the sender's "
+            "busy cycles per frame built, retransmitted segments and send stalls (F4.1d).",
+            writes,
+            digits=5,
+        ),
+        Table(
+            "T4.1-slowdown",
+            f"§5 large-buffer slowdown at RTT {p.slowdown.rtt_s * 1e3:g} ms (MTU 9198, Chelsio): the default curve (c_mem = "
+            "c_sack_walk = 0, from T4.1) beside the same buffers with each variant: its sustained rate, the ratio to the "
+            "default and each host's busiest core.",
+            slow,
+            digits=5,
+        ),
+        Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, table, slow)),
     ]
     out.figures += _figures(p, table)
+    out.figures.append(extras.write_figure(p.write_sweep, writes, p.steady_fraction))
     out.notes += stall_note(table, ["mtu", "nic", "rtt_ms", "buffer_MiB"])
     out.notes += [
-        "F4.1d (rate vs application write size at RTT 100 ms, B = 3·BDP) and the RTT 400 ms runs with `c_mem` = 1000 "
-        "and `c_sack_walk` = 20 (§5 large-buffer slowdown) are not produced yet; the engine has the keys "
-        "(`cpu.write_size`, `cpu.c_mem`, `cpu.c_sack_walk`).",
+        "F4.1d and T4.1-slowdown set `cpu.write_size`, `cpu.c_mem` or `cpu.c_sack_walk` on both hosts (the write size "
+        "only acts at the sender, which writes; c_mem charges per segment × log2(B/64 MiB), so below 64 MiB it adds "
+        "nothing; c_sack_walk only acts on ACKs that carry SACK blocks).",
         "F4.1c compares the `chelsio_t110` and `intel_pro10gbe_sr` profiles, which differ in interrupt cost and "
         "coalescing (§2.7: 2000 vs 4000 cycles, 16 vs 32 frames, 10 vs 50 µs).",
         NOT_BUILT_NOTE,
@@ -331,7 +360,7 @@ def best_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
+def _expectations(p: Params, table: pd.DataFrame, slow: pd.DataFrame) -> pd.DataFrame:
     rows = []
     best = best_table(table)
     jumbo = best[(best["mtu"] == MTU_JUMBO) & (best["nic"] == CHELSIO)]
@@ -373,6 +402,7 @@ def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
                 "c_mem and c_sack_walk are 0 by default (§5); any decline here comes from router overflow or send stalls",
             )
         )
+        rows.append(extras.slowdown_expectation(p.slowdown, slow))
     std = best[(best["mtu"] == MTU_STD) & (best["nic"] == CHELSIO)]
     if len(std) and len(jumbo):
         m = jumbo.set_index("rtt_ms")["best_sustained_Gbps"]
