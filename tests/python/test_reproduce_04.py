@@ -399,3 +399,32 @@ def test_t4p_scenario_loads_and_the_engine_fills_the_nic() -> None:
     assert nodes["hs"]["nic"]["tx_rate_cap"] == "7Gbps" and "tx_rate_cap" not in nodes["hr"]["nic"]
     # The bus defaults the reference rate assumes (path04.R_BUS_BPS, ETA_BUS, O_RX_BYTES, O_TX_BYTES).
     assert nodes["hr"]["bus"] == {"model": "shared", "rate": "8533Mbps", "efficiency": 1.0, "o_rx": "64B", "o_tx": "32B"}
+
+
+@pytest.mark.engine
+def test_edge_switches_pass_pause_hop_by_hop(tmp_path: Path) -> None:
+    """spec 04 §2.11 ``edge_mode = switch``: a bus-limited receiver pauses its edge switch E_r,
+    which holds at most sw_xoff (512 KiB) plus the §2.5 headroom from R_r and pauses R_r in turn;
+    the backlog waits in R_r's 256 MiB queue, nothing is lost, and the 2 MiB edge buffers never fill."""
+    from lfnlab import run
+
+    s = p4.t4p_scenario("edge", rtt_s=0.01, buffer_bytes=64 * 2**20, duration_s=2.0, edge_mode="switch", cpu=None)
+    names = [n["name"] for n in s.to_dict()["node"]]
+    assert names == ["hs", "es", "rs", "rr", "er", "hr"]
+    r = run(s, tmp_path / "edge")
+    summ = r.summary
+    queues = {q["name"]: q for q in summ["queues"]}
+    gens = {g["name"]: g for g in summ["switch_pause"]}
+    # 2·W(9198) + 84 + (2 · 50 ns · 10 Gbit/s + 60 · 512 bit)/8 (§2.5 headroom formula).
+    headroom = 2 * p4.wire_bytes(9198) + 84 + (1000 + 60 * 512) // 8
+    assert gens["er->rr"]["pause_xoff_sent"] > 0
+    assert gens["er->rr"]["held_max_bytes"] <= 512 * 2**10 + headroom
+    assert queues["er->hr"]["max_bytes"] <= 512 * 2**10 + headroom
+    assert queues["rr->er"]["max_bytes"] > 2 * 2**20, "the backlog moved up to the router"
+    assert sum(q["dropped"] for q in summ["queues"]) == 0
+    assert all(n["rx_fifo_drop"] == 0 for n in summ["host_nics"])
+    assert summ["flows"][0]["retransmitted_segments"] == 0
+    ports = {p["name"]: p for p in summ["pause_ports"]}
+    assert ports["rr->er"]["pause_received"] == gens["er->rr"]["pause_xoff_sent"]
+    with pytest.raises(ValueError, match="edge_mode"):
+        p4.t4p_dict("x", rtt_s=0.01, buffer_bytes=1e6, duration_s=1.0, edge_mode="bridge")

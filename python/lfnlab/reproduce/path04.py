@@ -50,6 +50,9 @@ __all__ = [
     "SENDER",
     "RECEIVER",
     "TO_RECEIVER",
+    "TO_RECEIVER_EDGE",
+    "EDGE_TO_RECEIVER",
+    "EDGE_BUFFER_BYTES",
     "SENDER_QDISC",
     "h_ip",
     "l2_bytes",
@@ -105,6 +108,12 @@ SENDER = "hs"
 RECEIVER = "hr"
 #: R_r's egress toward H_r: the router queue PAUSE from the receiver fills.
 TO_RECEIVER = "rr->hr"
+#: With ``edge_mode = "switch"`` (§2.11): R_r's egress toward the edge switch E_r, and E_r's
+#: port toward H_r (the one H_r's PAUSE stops).
+TO_RECEIVER_EDGE = "rr->er"
+EDGE_TO_RECEIVER = "er->hr"
+#: Edge switch egress buffer ``B_edge`` (§2.11).
+EDGE_BUFFER_BYTES = 2 * MIB
 #: The sender's interface queue (txqueuelen) in the summary.
 SENDER_QDISC = "hs:ifq"
 #: spec 04 §2.10, §5: Linux 2.6 with the 2.6.12 BIC constants.
@@ -304,6 +313,8 @@ def t4p_dict(
     trace_bin_s: float = TRACE_BIN_S,
     monitor_bin_s: Optional[float] = None,
     cpu: Optional[Mapping[str, Any]] = HOST_CPU,
+    edge_mode: str = "passthrough",
+    edge_buffer_bytes: float = EDGE_BUFFER_BYTES,
 ) -> dict[str, Any]:
     """T4-P with one BIC flow ``bulk`` hs → hr and ``B_snd = B_rcv = buffer_bytes``, as a
     scenario dict (:func:`t4p_scenario` loads it).
@@ -315,7 +326,15 @@ def t4p_dict(
     (``rr->hr``: frames delivered and the router queue per bin). ``cpu`` is the host CPU table
     of spec 04 §2.7 on both hosts: by default the spec's Opteron 248 with every cost at its
     default (spec 04 §3 shared configuration); ``None`` gives ideal hosts without a CPU model.
+
+    ``edge_mode`` (§2.11): ``passthrough`` (default) attaches each host to its router, so PAUSE
+    from H_r acts on R_r's egress; ``switch`` puts a store-and-forward edge switch between each
+    host and its router (``es``, ``er``: drop-tail egresses of ``edge_buffer_bytes``, 10 m of
+    cable each side) that honours PAUSE and, with ``pause``, generates it toward every neighbour
+    (§2.5 generation by a switch, 512/256 KiB): PAUSE then travels hop by hop, H_r → E_r → R_r.
     """
+    if edge_mode not in ("passthrough", "switch"):
+        raise ValueError(f"edge_mode: expected 'passthrough' or 'switch', got {edge_mode!r}")
     nic: dict[str, Any] = {"profile": nic_profile}
     if rx_fifo_bytes is not None:
         nic["rx_fifo"] = q.size(rx_fifo_bytes)
@@ -355,9 +374,28 @@ def t4p_dict(
         ],
         "flow": [bulk_flow(buffer_bytes, buffer_bytes, adv_win_scale=adv_win_scale, truesize_model=truesize_model)],
     }
+    if edge_mode == "switch":
+        _insert_edges(d, edge_buffer_bytes, pause)
     if monitor_bin_s is not None:
-        d["monitor"] = [{"link": TO_RECEIVER, "bin": q.time(monitor_bin_s)}]
+        d["monitor"] = [{"link": TO_RECEIVER if edge_mode == "passthrough" else TO_RECEIVER_EDGE, "bin": q.time(monitor_bin_s)}]
     return d
+
+
+def _insert_edges(d: dict[str, Any], edge_buffer_bytes: float, pause: bool) -> None:
+    """Replace each host–router link of a T4-P dict by host — edge switch — router."""
+    edge_queue = {"kind": "droptail", "limit": q.size(edge_buffer_bytes)}
+    fc: dict[str, Any] = {"honour": pause, "send": pause}
+    d["node"][1:1] = [{"name": "es", "kind": "router", "fc": dict(fc)}]
+    d["node"].insert(len(d["node"]) - 1, {"name": "er", "kind": "router", "fc": dict(fc)})
+    cable = q.time(CABLE_DELAY_S)
+    first, middle, last = d["link"]
+    d["link"] = [
+        {"from": SENDER, "to": "es", "phy": "10g_lan", "delay": cable, "reverse_queue": dict(edge_queue)},
+        {"from": "es", "to": "rs", "phy": "10g_lan", "delay": cable, "queue": dict(edge_queue), "reverse_queue": first["reverse_queue"]},
+        middle,
+        {"from": "rr", "to": "er", "phy": "10g_lan", "delay": cable, "queue": last["queue"], "reverse_queue": dict(edge_queue)},
+        {"from": "er", "to": RECEIVER, "phy": "10g_lan", "delay": cable, "queue": dict(edge_queue)},
+    ]
 
 
 def t4p_scenario(name: str, **keys: Any) -> Scenario:

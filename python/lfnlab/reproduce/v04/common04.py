@@ -17,12 +17,14 @@ from ...result import Result
 from ..measure import flow_rows
 from ..outcome import Check
 from ..path04 import (
+    EDGE_TO_RECEIVER,
     FLOW,
     MIB,
     RECEIVER,
     SENDER,
     SENDER_QDISC,
     TO_RECEIVER,
+    TO_RECEIVER_EDGE,
     TRACE_BIN_S,
     app_rx_bins,
     bdp_bytes,
@@ -59,7 +61,7 @@ GBPS = 1e9
 #: A core counts as saturated at or above this busy share of the steady window (CHOICE).
 SATURATED = 0.99
 #: Router egress queues of T4-P, as the summary names them.
-ROUTER_QUEUES = ("rs->rr", "rr->hr", "rr->rs", "rs->hs")
+ROUTER_QUEUES = ("rs->rr", "rr->hr", "rr->rs", "rs->hs", "rr->er", "rs->es", "es->rs", "er->hr", "er->rr", "es->hs")
 
 #: What the engine does not model yet, for every E4 report (docs/ten-gig-hosts.md).
 NOT_BUILT_NOTE = (
@@ -145,6 +147,10 @@ def keeper(
         last = rows.iloc[-1]
         after = rows[rows["t"] > duration_s * (1.0 - steady_fraction) + 1e-9]
         egress = {name: int(queues[name]["dropped"]) for name in ROUTER_QUEUES if name in queues}
+        # Passthrough edges (§2.11 default) or edge switches: R_r's queue toward the receiver, and
+        # the port H_r's PAUSE stops.
+        to_rx = TO_RECEIVER if TO_RECEIVER in queues else TO_RECEIVER_EDGE
+        paused_port = TO_RECEIVER if TO_RECEIVER in queues else EDGE_TO_RECEIVER
         out: dict[str, Any] = {
             "sustained_bps": sustained,
             "peak_bps": float(bins["rate_bps"].max()) if len(bins) else math.nan,
@@ -154,14 +160,15 @@ def keeper(
             "rx_fifo_drop": int(nics[RECEIVER]["rx_fifo_drop"]),
             "rx_fifo_drop_sender": int(nics[SENDER]["rx_fifo_drop"]),
             "egress_drop": int(sum(egress.values())),
-            "egress_drop_to_receiver": egress.get(TO_RECEIVER, 0),
+            "egress_drop_to_receiver": egress.get(to_rx, 0),
             "qdisc_drop": int(queues[SENDER_QDISC]["dropped"]),
-            "router_queue_max_bytes": int(queues[TO_RECEIVER]["max_bytes"]),
+            "router_queue_max_bytes": int(queues[to_rx]["max_bytes"]),
             "qdisc_max_bytes": int(queues[SENDER_QDISC]["max_bytes"]),
             "qdisc_max_packets": int(queues[SENDER_QDISC]["max_bytes"]) // l2_bytes(mtu),
             "pause_xoff_sent": int(nics[RECEIVER]["pause_xoff_sent"]),
             "pause_xoff_sent_sender": int(nics[SENDER]["pause_xoff_sent"]),
-            "paused_s": float(ports[TO_RECEIVER]["paused_s"]) if TO_RECEIVER in ports else 0.0,
+            "paused_s": float(ports[paused_port]["paused_s"]) if paused_port in ports else 0.0,
+            "edge_held_max_bytes": max((int(g["held_max_bytes"]) for g in s.get("switch_pause", [])), default=0),
             "bus_busy_receiver": float(nics[RECEIVER]["bus_busy_fraction"]),
             "retransmitted": int(flow["retransmitted_segments"]),
             "timeouts": int(flow["timeouts"]),
