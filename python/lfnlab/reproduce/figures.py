@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["new_figure", "save_png", "finish_axes"]
+__all__ = ["new_figure", "save_png", "finish_axes", "log2_x_axis"]
 
 #: Resolution of every report figure.
 DPI = 110
@@ -33,6 +33,15 @@ def finish_axes(ax: Axes) -> None:
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize="small")
+
+
+def log2_x_axis(ax: Axes, label: str) -> None:
+    """A base-2 log x axis labelled with plain numbers (1, 2, 4, …), and its label."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel(label)
 
 
 def save_png(fig: Figure, path: Path) -> Path:

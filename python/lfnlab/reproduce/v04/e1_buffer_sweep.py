@@ -19,9 +19,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter
 
-from ..figures import finish_axes, new_figure
+from ..figures import finish_axes, log2_x_axis, new_figure
 from ..outcome import Check, Figure, Outcome, Table
 from ..path04 import MIB, MTU_JUMBO, MTU_STD, cpu_cap_bps, host_limit_bps, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
 from ..registry import Experiment
@@ -456,9 +455,7 @@ def _figures(p: Params, table: pd.DataFrame) -> list[Figure]:
             _rate_axes(ax, table, mtu, n, rtts, style, "" if len(nics) == 1 else f" {SHORT_NIC[n]}")
         ref = r_ref_bps(mtu, 6) / GBPS
         ax.axhline(ref, color="gray", ls=":", label=f"R_ref {ref:.3f} Gbit/s")
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.set_xlabel("B_snd = B_rcv (MiB, log scale)")
+        log2_x_axis(ax, "B_snd = B_rcv (MiB, log scale)")
         ax.set_ylabel("sustained rate (Gbit/s, goodput)")
         ax.set_ylim(bottom=0)
         finish_axes(ax)

@@ -19,15 +19,14 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter
 
 from .. import quantities as q
 from ...result import Result
-from ..figures import finish_axes, new_figure
+from ..figures import finish_axes, log2_x_axis, new_figure
 from ..outcome import Figure
 from ..path04 import MIB, MTU_JUMBO, RECEIVER, SENDER, r_ref_bps, t4p_scenario
 from ..runner import Job
-from .common04 import GBPS, buffer_text, expectation, k_bdp_bytes, keeper, point_row, seed_label
+from .common04 import buffer_text, expectation, k_bdp_bytes, keeper, point_row, seed_label
 from .cpu04 import host_cpu
 
 KIB = 1024
@@ -155,9 +154,7 @@ def write_figure(w: WriteSweep, table: pd.DataFrame, steady_fraction: float) -> 
     cpu.plot(table["write_KiB"], table["hr_busiest"], ":^", ms=4, label="receiver, busiest core")
     cpu.set_ylabel("share of the steady window")
     for a in (ax, cpu):
-        a.set_xscale("log", base=2)
-        a.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        a.set_xlabel("application write size w (KiB, log scale)")
+        log2_x_axis(a, "application write size w (KiB, log scale)")
         a.set_ylim(bottom=0)
         finish_axes(a)
     fig.suptitle(f"04.E4.1 F4.1d: rate vs write size; {w}, MTU 9198, Chelsio", fontsize="medium")
