@@ -15,7 +15,7 @@ import numpy as np
 
 from ...result import Result
 from ..measure import flow_rows
-from ..outcome import Check
+from ..outcome import Check, Table
 from ..path04 import (
     EDGE_TO_RECEIVER,
     FLOW,
@@ -47,6 +47,8 @@ __all__ = [
     "edge_allowance",
     "keeper",
     "seed_label",
+    "seed_runs",
+    "expectations_entry",
     "seed_stats",
     "conservation_check",
     "expectation",
@@ -103,6 +105,16 @@ def edge_allowance(rtt_s: float, steady_s: float) -> float:
 def seed_label(case: str, seed: int) -> str:
     """``case-s01``: the run label of one seed of one point."""
     return f"{case}-s{seed:02d}"
+
+
+def seed_runs(kept: Mapping[str, Mapping[str, Any]], case: str, seeds: int) -> list[Mapping[str, Any]]:
+    """What was kept of each seed of one point, in seed order."""
+    return [kept[seed_label(case, s)] for s in range(1, seeds + 1)]
+
+
+def expectations_entry(frame: pd.DataFrame, what: str = "Spec 04 §4") -> Table:
+    """The ``expectations`` table of an E4 report: the spec's sentences against the runs."""
+    return Table("expectations", f"{what} against the runs (qualitative, not checks).", frame)
 
 
 def buffer_text(nbytes: float) -> str:

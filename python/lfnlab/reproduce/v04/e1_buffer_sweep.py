@@ -28,18 +28,20 @@ from ..runner import Job, RunContext
 from . import e1_extras as extras
 from .e1_extras import Slowdown, WriteSweep
 from .common04 import (
-    GBPS,
-    NOT_BUILT_NOTE,
-    SEEDS_NOTE,
     buffer_text,
     conservation_check,
     edge_allowance,
     expectation,
+    expectations_entry,
     expectations_table,
+    GBPS,
     keeper,
+    NOT_BUILT_NOTE,
     phi,
     point_row,
     seed_label,
+    seed_runs,
+    SEEDS_NOTE,
     stall_note,
     window_rate_bps,
 )
@@ -216,7 +218,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             slow,
             digits=5,
         ),
-        Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, table, slow)),
+        expectations_entry(_expectations(p, table, slow)),
     ]
     out.figures += _figures(p, table)
     out.figures.append(extras.write_figure(p.write_sweep, writes, p.steady_fraction))
@@ -249,7 +251,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
 def t41_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     rows = []
     for c, rtt, b in points(p):
-        runs = [kept[seed_label(case_key(c, rtt, b), s)] for s in range(1, p.seeds + 1)]
+        runs = seed_runs(kept, case_key(c, rtt, b), p.seeds)
         d = p.duration_s(rtt)
         row: dict[str, Any] = {
             "mtu": c.mtu,

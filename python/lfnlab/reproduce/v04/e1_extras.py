@@ -26,7 +26,7 @@ from ..figures import finish_axes, log2_x_axis, new_figure
 from ..outcome import Figure
 from ..path04 import MIB, MTU_JUMBO, RECEIVER, SENDER, r_ref_bps, t4p_scenario
 from ..runner import Job
-from .common04 import buffer_text, expectation, k_bdp_bytes, keeper, point_row, seed_label
+from .common04 import buffer_text, expectation, k_bdp_bytes, keeper, point_row, seed_label, seed_runs
 from .cpu04 import host_cpu
 
 KIB = 1024
@@ -118,7 +118,7 @@ _KEYS = ("hs_busiest", "hs_system", "hs_cycles_per_frame", "hr_busiest", "retran
 def write_table(w: WriteSweep, seeds: int, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     rows = []
     for size in w.sizes_bytes:
-        runs = [kept[seed_label(write_key(w, size), s)] for s in range(1, seeds + 1)]
+        runs = seed_runs(kept, write_key(w, size), seeds)
         row: dict[str, Any] = {"write_KiB": size / KIB, "rtt_ms": w.rtt_s * 1e3, "buffer_MiB": w.buffer_bytes() / MIB}
         row.update(point_row(runs, _KEYS))
         rows.append(row)
@@ -133,7 +133,7 @@ def slowdown_table(s: Slowdown, seeds: int, kept: Mapping[str, Mapping[str, Any]
     for b in s.buffers_bytes:
         row: dict[str, Any] = {"rtt_ms": s.rtt_s * 1e3, "buffer_MiB": b / MIB, "default_Gbps": float(base.get(b / MIB, np.nan))}
         for v in s.variants:
-            runs = [kept[seed_label(slow_key(s, v, b), seed)] for seed in range(1, seeds + 1)]
+            runs = seed_runs(kept, slow_key(s, v, b), seeds)
             pr = point_row(runs, _KEYS)
             tag = f"{v[0]}{v[1]:g}"
             row[f"{tag}_Gbps"] = pr["sustained_Gbps"]

@@ -23,15 +23,17 @@ from ..path04 import MIB, MTU_JUMBO, MTU_STD, mss_eff, r_ref_bps, receiver_bus_l
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
-    k_bdp_bytes,
-    NOT_BUILT_NOTE,
-    SEEDS_NOTE,
     conservation_check,
     expectation,
+    expectations_entry,
     expectations_table,
+    k_bdp_bytes,
     keeper,
+    NOT_BUILT_NOTE,
     point_row,
     seed_label,
+    seed_runs,
+    SEEDS_NOTE,
 )
 
 IP_VERSIONS = (4, 6)
@@ -163,7 +165,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             table,
             digits=6,
         ),
-        Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, table)),
+        expectations_entry(_expectations(p, table)),
     ]
     out.figures.append(_figure(p, table))
     out.notes += [
@@ -189,7 +191,7 @@ def t42_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
                 row: dict[str, Any] = {"mtu": mtu, "rtt_ms": rtt * 1e3, "buffer": kind, "buffer_MiB": b / MIB}
                 per = {}
                 for ip in IP_VERSIONS:
-                    runs = [kept[seed_label(case_key(mtu, rtt, kind, ip), s)] for s in range(1, p.seeds + 1)]
+                    runs = seed_runs(kept, case_key(mtu, rtt, kind, ip), p.seeds)
                     per[ip] = point_row(runs, _KEYS)
                     for k in ("sustained_Gbps", "sustained_Gbps_min", "sustained_Gbps_max"):
                         row[f"v{ip}_{k}"] = per[ip][k]

@@ -43,17 +43,19 @@ from ..path04 import (
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
-    k_bdp_bytes,
-    GBPS,
-    NOT_BUILT_NOTE,
-    SATURATED,
-    SEEDS_NOTE,
     conservation_check,
     edge_allowance,
     expectation,
+    expectations_entry,
     expectations_table,
+    GBPS,
+    k_bdp_bytes,
     keeper,
+    NOT_BUILT_NOTE,
+    SATURATED,
     seed_label,
+    seed_runs,
+    SEEDS_NOTE,
 )
 from .cpu04 import CATEGORIES, core_shares
 
@@ -187,7 +189,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             )
             keeps[label] = _keep(p, rtt, d)
     kept = ctx.run_keyed(jobs, keeps)
-    by_rtt = {rtt: [kept[seed_label(case_key(rtt), s)] for s in range(1, p.seeds + 1)] for rtt, _ in p.runs}
+    by_rtt = {rtt: seed_runs(kept, case_key(rtt), p.seeds) for rtt, _ in p.runs}
     t43 = _t43(p, by_rtt)
     cpu = _cpu_table(p, by_rtt)
     out = Outcome()
@@ -211,7 +213,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             cpu,
             digits=4,
         ),
-        Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, t43, cpu)),
+        expectations_entry(_expectations(p, t43, cpu)),
     ]
     (short_rtt, _), (long_rtt, long_d) = p.runs[0], p.runs[-1]
     out.figures += [

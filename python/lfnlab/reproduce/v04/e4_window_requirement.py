@@ -24,17 +24,19 @@ from ..path04 import MTU_JUMBO, bdp_bytes, r_ref_bps, receiver_bus_limit_bps, t4
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
-    GBPS,
-    NOT_BUILT_NOTE,
-    SEEDS_NOTE,
     conservation_check,
     edge_allowance,
     expectation,
+    expectations_entry,
     expectations_table,
+    GBPS,
     keeper,
+    NOT_BUILT_NOTE,
     phi,
     point_row,
     seed_label,
+    seed_runs,
+    SEEDS_NOTE,
     stall_note,
 )
 
@@ -181,7 +183,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             reach,
             digits=5,
         ),
-        Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, table, reach)),
+        expectations_entry(_expectations(p, table, reach)),
     ]
     out.figures.append(_figure(p, table))
     out.notes += stall_note(table, ["variant", "rtt_ms", "k"])
@@ -206,7 +208,7 @@ def t44_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     for v in p.variants:
         for rtt in p.rtts_s:
             for k in p.ks:
-                runs = [kept[seed_label(case_key(v, rtt, k), s)] for s in range(1, p.seeds + 1)]
+                runs = seed_runs(kept, case_key(v, rtt, k), p.seeds)
                 d = p.duration_s(rtt)
                 row: dict[str, Any] = {
                     "variant": v.key,

@@ -37,17 +37,19 @@ from ..path04 import (
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
-    k_bdp_bytes,
-    GBPS,
-    NOT_BUILT_NOTE,
-    SEEDS_NOTE,
     buffer_text,
     conservation_check,
     expectation,
+    expectations_entry,
     expectations_table,
+    GBPS,
+    k_bdp_bytes,
     keeper,
+    NOT_BUILT_NOTE,
     point_row,
     seed_label,
+    seed_runs,
+    SEEDS_NOTE,
 )
 
 #: F_rx of the main runs (spec 04 §2.4 default).
@@ -233,7 +235,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             router,
             digits=5,
         ),
-        Table("expectations", "Spec 04 §4 (mitigation) against the runs (qualitative, not checks).", _expectations(p, main)),
+        expectations_entry(_expectations(p, main), "Spec 04 §4 (mitigation)"),
     ]
     fig = _figure(p, kept)
     if fig is not None:
@@ -262,7 +264,7 @@ def table_of(p: Params, kept: Mapping[str, Mapping[str, Any]], runs: list[Run]) 
     lim = receiver_bus_limit_bps(MTU_JUMBO, 6)
     per_frame = l2_bytes(MTU_JUMBO) / mss_eff(MTU_JUMBO, 6)
     for run in runs:
-        ks = [kept[seed_label(run.key, s)] for s in range(1, p.seeds + 1)]
+        ks = seed_runs(kept, run.key, p.seeds)
         pr = point_row(ks, _KEYS)
         sustained_bps = pr["sustained_Gbps"] * GBPS
         row: dict[str, Any] = {

@@ -45,18 +45,20 @@ from ..path04 import (
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
-    k_bdp_bytes,
-    GBPS,
-    NOT_BUILT_NOTE,
-    SATURATED,
-    SEEDS_NOTE,
     conservation_check,
     edge_allowance,
     expectation,
+    expectations_entry,
     expectations_table,
+    GBPS,
+    k_bdp_bytes,
     keeper,
+    NOT_BUILT_NOTE,
     point_row,
+    SATURATED,
     seed_label,
+    seed_runs,
+    SEEDS_NOTE,
 )
 from .cpu04 import CATEGORIES, host_cpu
 
@@ -209,7 +211,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             )
             keeps[label] = _keep(p, c)
     kept = ctx.run_keyed(jobs, keeps)
-    rows = {c.key: _row(p, c, [kept[seed_label(c.key, s)] for s in range(1, p.seeds + 1)]) for c in cases(p)}
+    rows = {c.key: _row(p, c, seed_runs(kept, c.key, p.seeds)) for c in cases(p)}
     main = _table(rows, [c for c in cases(p) if c.part == "main"])
     sens = _sensitivity_table(p, rows, main)
     split = _split_table(p, rows, main)
@@ -251,7 +253,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             sweep,
             digits=5,
         ),
-        Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, main, split)),
+        expectations_entry(_expectations(p, main, split)),
     ]
     out.figures.append(_figure(p, sweep))
     out.notes += [

@@ -29,7 +29,17 @@ from ..path04r import Loop, t4r_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from ...scenario import Scenario
-from .common04 import GBPS, NOT_BUILT_NOTE, conservation_check, edge_allowance, expectation, expectations_table, seed_label
+from .common04 import (
+    conservation_check,
+    edge_allowance,
+    expectation,
+    expectations_entry,
+    expectations_table,
+    GBPS,
+    NOT_BUILT_NOTE,
+    seed_label,
+    seed_runs,
+)
 
 #: Slack beyond one window per edge when comparing two rates over the steady window (CHOICE).
 SLACK = 0.005
@@ -266,7 +276,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             jobs.append(Job(label, scenario(p, pt, s, label)))
             keeps[label] = _keep(p, pt)
     kept = ctx.run_keyed(jobs, keeps)
-    runs = {pt.key: [kept[seed_label(pt.key, s)] for s in range(1, p.seeds + 1)] for pt in points(p)}
+    runs = {pt.key: seed_runs(kept, pt.key, p.seeds) for pt in points(p)}
     table = _table(p, runs)
     out = Outcome()
     out.checks += conservation_check(kept)
@@ -283,7 +293,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             digits=5,
         ),
         Table("T4.7b", "Real-route model against the emulated counterpart at the same RTT, buffers and cap.", _t47b(p, table)),
-        Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, table)),
+        expectations_entry(_expectations(p, table)),
     ]
     for i, r in enumerate(p.routes):
         out.figures.append(_figure(p, "F4.7" + "abc"[i], r, runs[f"main-{r.key}"][0], runs[f"P-{r.key}"][0]))

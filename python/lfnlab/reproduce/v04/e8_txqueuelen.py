@@ -25,17 +25,19 @@ from ..path04 import MTU_JUMBO, bdp_bytes, mss_eff, r_ref_bps, t4p_scenario, wir
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
-    k_bdp_bytes,
-    GBPS,
-    NOT_BUILT_NOTE,
-    SEEDS_NOTE,
     conservation_check,
     expectation,
+    expectations_entry,
     expectations_table,
+    GBPS,
+    k_bdp_bytes,
     keeper,
+    NOT_BUILT_NOTE,
     phi,
     point_row,
     seed_label,
+    seed_runs,
+    SEEDS_NOTE,
 )
 
 #: TX descriptors N_txd (spec 04 §2.4 default): the ring fills before the qdisc does.
@@ -126,7 +128,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             table,
             digits=5,
         ),
-        Table("expectations", "Spec 04 §4 against the runs (qualitative, not checks).", _expectations(p, table)),
+        expectations_entry(_expectations(p, table)),
     ]
     out.figures.append(_figure(p, table))
     out.notes += [
@@ -145,7 +147,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
 def t48_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     rows = []
     for tq in p.txqueuelens:
-        runs = [kept[seed_label(case_key(tq), s)] for s in range(1, p.seeds + 1)]
+        runs = seed_runs(kept, case_key(tq), p.seeds)
         pr = point_row(runs, _KEYS)
         rows.append(
             {
