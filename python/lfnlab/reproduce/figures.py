@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["new_figure", "save_png", "finish_axes", "log2_x_axis"]
+__all__ = ["new_figure", "save_png", "finish_axes", "log2_x_axis", "spread_yerr"]
 
 #: Resolution of every report figure.
 DPI = 110
@@ -42,6 +44,14 @@ def log2_x_axis(ax: Axes, label: str) -> None:
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_xlabel(label)
+
+
+def spread_yerr(mean: Any, low: Any, high: Any) -> np.ndarray:
+    """Asymmetric error bars from a mean and the min/max over seeds. The three are
+    rounded separately, so a spread of zero can come out a hair below zero: it is
+    clipped (matplotlib refuses negative error bars)."""
+    mean, low, high = (np.asarray(x, dtype=float) for x in (mean, low, high))
+    return np.clip(np.vstack([mean - low, high - mean]), 0.0, None)
 
 
 def save_png(fig: Figure, path: Path) -> Path:

@@ -12,5 +12,6 @@ pub mod phy;
 pub mod proc_stage;
 pub mod queue;
 pub mod routing;
+pub mod switch;
 pub mod tcp_nic;
 pub mod timed_fifo;

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..figures import finish_axes, log2_x_axis, new_figure
+from ..figures import finish_axes, log2_x_axis, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table
 from ..path04 import MIB, MTU_JUMBO, MTU_STD, cpu_cap_bps, host_limit_bps, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
 from ..registry import Experiment
@@ -436,7 +436,7 @@ def _rate_axes(ax: Any, table: pd.DataFrame, mtu: int, nic: str, rtts_ms: Sequen
         g = _curve_rows(table, mtu, nic, rtt)
         if g.empty:
             continue
-        err = np.vstack([g["sustained_Gbps"] - g["sustained_Gbps_min"], g["sustained_Gbps_max"] - g["sustained_Gbps"]])
+        err = spread_yerr(g["sustained_Gbps"], g["sustained_Gbps_min"], g["sustained_Gbps_max"])
         ax.errorbar(g["buffer_MiB"], g["sustained_Gbps"], yerr=err, fmt=style, color=f"C{i}", ms=4, capsize=2, label=f"{rtt:g} ms{tag}")
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import quantities as q
 from ...result import Result
-from ..figures import finish_axes, log2_x_axis, new_figure
+from ..figures import finish_axes, log2_x_axis, new_figure, spread_yerr
 from ..outcome import Figure
 from ..path04 import MIB, MTU_JUMBO, RECEIVER, SENDER, r_ref_bps, t4p_scenario
 from ..runner import Job
@@ -146,7 +146,7 @@ def slowdown_table(s: Slowdown, seeds: int, kept: Mapping[str, Mapping[str, Any]
 
 def write_figure(w: WriteSweep, table: pd.DataFrame, steady_fraction: float) -> Figure:
     fig, (ax, cpu) = new_figure(1, 2, height=4.2)
-    err = np.vstack([table["sustained_Gbps"] - table["sustained_Gbps_min"], table["sustained_Gbps_max"] - table["sustained_Gbps"]])
+    err = spread_yerr(table["sustained_Gbps"], table["sustained_Gbps_min"], table["sustained_Gbps_max"])
     ax.errorbar(table["write_KiB"], table["sustained_Gbps"], yerr=err, fmt="-o", ms=4, capsize=2, label="sustained rate")
     ax.set_ylabel("sustained rate (Gbit/s, goodput)")
     cpu.plot(table["write_KiB"], table["hs_busiest"], "-o", ms=4, label="sender, busiest core")

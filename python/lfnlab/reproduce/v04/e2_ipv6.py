@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .. import quantities as q
-from ..figures import finish_axes, new_figure
+from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table
 from ..path04 import MIB, MTU_JUMBO, MTU_STD, mss_eff, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
 from ..registry import Experiment
@@ -235,7 +235,7 @@ def _figure(p: Params, table: pd.DataFrame) -> Figure:
         w = 0.38
         for j, ip in enumerate(IP_VERSIONS):
             mean = g[f"v{ip}_sustained_Gbps"]
-            err = np.vstack([mean - g[f"v{ip}_sustained_Gbps_min"], g[f"v{ip}_sustained_Gbps_max"] - mean])
+            err = spread_yerr(mean, g[f"v{ip}_sustained_Gbps_min"], g[f"v{ip}_sustained_Gbps_max"])
             ax.bar(x + (j - 0.5) * w, mean, w, yerr=err, capsize=2, color=f"C{j}", label=f"IPv{ip}")
         ax.set_xticks(x, [f"{r:g} ms\n{k}" for r, k in zip(g["rtt_ms"], g["buffer"])])
         ax.set_ylabel("sustained rate (Gbit/s, goodput)")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..figures import finish_axes, new_figure
+from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table
 from ..path04 import MTU_JUMBO, bdp_bytes, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
 from ..registry import Experiment
@@ -362,7 +362,7 @@ def _figure(p: Params, table: pd.DataFrame) -> Figure:
     for ax, v in zip(axes, vs):
         for i, rtt in enumerate(p.rtts_s):
             g = _curve(table, v.key, rtt * 1e3)
-            err = np.vstack([g["sustained_Gbps"] - g["sustained_Gbps_min"], g["sustained_Gbps_max"] - g["sustained_Gbps"]])
+            err = spread_yerr(g["sustained_Gbps"], g["sustained_Gbps_min"], g["sustained_Gbps_max"])
             ax.errorbar(g["k"], g["sustained_Gbps"], yerr=err, fmt="-o", ms=4, capsize=2, color=f"C{i}", label=f"{rtt * 1e3:g} ms")
         ax.plot(ks, np.minimum(v.held * ks * ref, lim), color="gray", ls=":", label="min(min(φ, ⅔)·k·R_ref, bus limit)")
         ax.set_title(str(v), fontsize="medium")

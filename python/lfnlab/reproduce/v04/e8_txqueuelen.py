@@ -19,7 +19,7 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from .. import quantities as q
-from ..figures import finish_axes, new_figure
+from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table
 from ..path04 import MTU_JUMBO, bdp_bytes, mss_eff, r_ref_bps, t4p_scenario, wire_bytes
 from ..registry import Experiment
@@ -255,7 +255,7 @@ def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
 
 def _figure(p: Params, table: pd.DataFrame) -> Figure:
     fig, (a, b) = new_figure(2, 1, width=7.5, height=6.0, sharex=True)
-    err = np.vstack([table["sustained_Gbps"] - table["sustained_Gbps_min"], table["sustained_Gbps_max"] - table["sustained_Gbps"]])
+    err = spread_yerr(table["sustained_Gbps"], table["sustained_Gbps_min"], table["sustained_Gbps_max"])
     a.errorbar(table["txqueuelen"], table["sustained_Gbps"], yerr=err, fmt="-o", capsize=2, color="C0", label="sustained")
     cap_goodput = p.cap_bps * mss_eff(MTU_JUMBO, 6) / wire_bytes(MTU_JUMBO) / GBPS
     a.axhline(cap_goodput, color="gray", ls=":", label="cap·MSS_eff/W")

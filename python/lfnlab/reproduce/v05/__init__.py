@@ -1,0 +1,1 @@
+"""Chapter 05 reproductions: Ethernet switch contention (spec 05)."""
