@@ -36,3 +36,12 @@ def run_scenario(
 
 def cli_main(argv: list[str]) -> int:
     """Run the ``lfnlab`` command line (``argv[0]`` is the program name); return its exit status."""
+
+def switch_check(check: str, ports: int, slots: int, load: float = 1.0, seed: int = 1) -> list[tuple[str, int]]:
+    """Run a spec 05 §3 E5.0 literature check (``hol_saturated``, ``pim_saturated``,
+    ``islip_saturated``, ``islip_bernoulli``, ``oq_bernoulli``) on the switch mechanisms with
+    the GIL released. Returns (name, count) pairs: ``offered``, ``delivered``, ``dropped``,
+    ``left_queued`` and ``capacity`` (ports × measured slots).
+
+    Raises InvalidInputError.
+    """

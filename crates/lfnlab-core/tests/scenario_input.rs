@@ -341,14 +341,37 @@ fn duplicate_node_name() {
 }
 
 #[test]
-fn switch_is_not_implemented() {
-    let text = edit("kind = \"router\"", "kind = \"switch\"");
-    assert_err(
-        load(&text),
-        "test.toml",
-        "node[1].kind",
-        "the switch model is not implemented yet",
-    );
+fn a_switch_resolves_from_its_named_configuration() {
+    let s = load(&edit("kind = \"router\"", "kind = \"switch\"\nswitch = { config = \"voq_islip_gl\", jitter = \"100ns\" }")).unwrap();
+    let sw = s.node[1].switch.as_ref().unwrap();
+    // spec 05 §2.2 table: iSLIP I = 1, global 4 MiB, cell mode, Q = 1; the override stays.
+    assert_eq!((sw.model.as_deref(), sw.sched.as_deref(), sw.pool.as_deref()), (Some("voq"), Some("islip"), Some("global")));
+    assert_eq!((sw.memory, sw.iterations, sw.fabric.as_deref()), (Some(ByteSize::from_bytes(4 << 20)), Some(1), Some("cell")));
+    assert_eq!(sw.jitter, Some(TimeSpan::from_span(Span::from_ns(100))));
+    // δ_sw is drawn from U[−50, 50] ppm with the seed and written down.
+    let ppm = sw.clock_ppm.unwrap();
+    assert!(ppm.abs() <= 50.0, "{ppm}");
+    let again = load(&to_toml(&s)).unwrap();
+    assert_eq!(again, s, "a resolved switch resolves to itself");
+    let other_seed = load_with(&edit("kind = \"router\"", "kind = \"switch\""), &["sim.seed=2"]).unwrap();
+    assert_ne!(other_seed.node[1].switch.as_ref().unwrap().clock_ppm, Some(ppm));
+    // A switch egress has no link queue.
+    assert_eq!(s.link[1].queue, None);
+}
+
+#[test]
+fn bad_switch_keys_name_their_key() {
+    let sw = |body: &str| edit("kind = \"router\"", &format!("kind = \"switch\"\n{body}"));
+    assert_err(load(&sw("switch = { config = \"foundry\" }")), "test.toml", "node[1].switch.config", "\"voq_islip_gl\"");
+    assert_err(load(&sw("switch = { quantum = 0 }")), "test.toml", "node[1].switch.quantum", "positive integer");
+    assert_err(load(&sw("switch = { speedup = 0.5 }")), "test.toml", "node[1].switch.speedup", "speedup from 1 to 16");
+    assert_err(load(&sw("switch = { sched = \"slip\" }")), "test.toml", "node[1].switch.sched", "\"islip\"");
+    assert_err(load(&sw("switch = { ports = 1 }")), "test.toml", "node[1].switch.ports", "from 2 to 64");
+    assert_err(load(&sw("arbiter = \"pim\"\nswitch = { sched = \"islip\" }")), "test.toml", "node[1].arbiter", "disagree");
+    assert_err(load(&sw("fc = { honour = true }")), "test.toml", "node[1].fc", "not modelled on a switch");
+    let queued = sw("").replace("delay = \"10ms\"", "delay = \"10ms\"\nqueue = { kind = \"droptail\", limit = \"64KiB\" }");
+    assert_err(load(&queued), "test.toml", "link[1].queue", "set by its model");
+    assert_err(load(&edit("kind = \"router\"", "kind = \"router\"\narbiter = \"islip\"")), "test.toml", "node[1].arbiter", "switches only");
 }
 
 #[test]

@@ -102,6 +102,25 @@ fn run_scenario<'py>(
     Ok((summary, tables))
 }
 
+/// Runs one spec 05 §3 E5.0 literature check on the switch mechanisms
+/// (`lfnlab_core::net::switch::saturation`) with the GIL released. Returns the
+/// cells offered, delivered and dropped in the measurement window, those left
+/// queued, and the window's capacity (ports × slots).
+#[pyfunction]
+#[pyo3(signature = (check, ports, slots, load = 1.0, seed = 1))]
+fn switch_check(py: Python<'_>, check: String, ports: usize, slots: u64, load: f64, seed: u64) -> PyResult<Vec<(String, u64)>> {
+    let t = py
+        .detach(move || lfnlab_core::net::switch::saturation::run_check(&check, ports, slots, load, seed))
+        .map_err(|e| errors::invalid_input(py, &e))?;
+    Ok(vec![
+        ("offered".into(), t.offered),
+        ("delivered".into(), t.delivered),
+        ("dropped".into(), t.dropped),
+        ("left_queued".into(), t.left_queued),
+        ("capacity".into(), t.capacity),
+    ])
+}
+
 /// Runs the `lfnlab` command line with `argv` (`argv[0]` the program name) and
 /// returns its exit status. Prints to the process's stdout/stderr.
 #[pyfunction]
@@ -116,6 +135,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_scenario_dict, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(switch_check, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_FILES", RESULT_FILES.to_vec())?;
     Ok(())

@@ -62,9 +62,10 @@ def catalogue() -> list[Experiment]:
     from .v02 import EXPERIMENTS as V02
     from .v03 import EXPERIMENTS as V03
     from .v04 import EXPERIMENTS as V04
+    from .v05 import EXPERIMENTS as V05
     from .v06 import EXPERIMENTS as V06
 
-    return sorted(V01 + V02 + V03 + V04 + V06, key=lambda e: _id_key(e.id))
+    return sorted(V01 + V02 + V03 + V04 + V05 + V06, key=lambda e: _id_key(e.id))
 
 
 def _id_key(experiment_id: str) -> tuple[Any, ...]:

@@ -38,6 +38,8 @@ pub enum Event {
     CpuDone(u32),
     /// A host NIC's interrupt-coalescing delay ran out (spec 04 §2.7 rule 2).
     IrqTimer(u32),
+    /// A switch has frames to start or internal work to run (spec 05).
+    SwitchWake(u32),
 }
 
 impl Event {
@@ -57,6 +59,7 @@ impl Event {
             Event::CpuDone(i) => (11, i),
             Event::IrqTimer(i) => (12, i),
             Event::SwitchPauseRefresh(i) => (13, i),
+            Event::SwitchWake(i) => (14, i),
         }
     }
 }

@@ -34,6 +34,8 @@ pub struct Summary {
     pub pause_ports: Vec<PausePortSummary>,
     /// Per ingress port of a switch or router that generates PAUSE (spec 04 §2.5).
     pub switch_pause: Vec<SwitchPauseSummary>,
+    /// Per Ethernet switch: its model and counters (spec 05).
+    pub switches: Vec<SwitchSummary>,
     /// Per interface with the Quick-Start function: its counters (spec 02 §2.5.7).
     pub quickstart_interfaces: Vec<QsInterfaceSummary>,
     /// Frames a routing hop dropped because their IP TTL ran out.
@@ -270,6 +272,38 @@ pub struct SwitchPauseSummary {
     pub pause_xon_sent: u64,
     /// Largest count of bytes held that entered through this port (L2).
     pub held_max_bytes: u64,
+}
+
+/// An Ethernet switch (spec 05 §2.2): its configuration and counters.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SwitchSummary {
+    pub name: String,
+    /// The named configuration it started from.
+    pub config: String,
+    /// δ_sw used (spec 05 §2.4).
+    pub clock_ppm: f64,
+    /// Per linked port, named by its egress (`sw->peer`).
+    pub ports: Vec<SwitchPortSummary>,
+    /// Highest use of the packet memory (M1, M4) or input memory (M2, M3), bytes.
+    pub memory_max_bytes: u64,
+    /// M2/M3: highest output-buffer fill, bytes.
+    pub output_buffer_max_bytes: u64,
+    /// M2/M3: fabric slots run and cells crossed.
+    pub fabric_slots: u64,
+    pub fabric_cells: u64,
+    /// Frames refused by admission, per flow that lost any.
+    pub dropped_by_flow: std::collections::BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SwitchPortSummary {
+    pub name: String,
+    /// Frames received on this port.
+    pub received: u64,
+    /// Frames received on this port and refused (drop-tail admission).
+    pub dropped: u64,
+    /// Frames sent on this port.
+    pub sent: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -228,6 +228,7 @@ mod tests {
             reordered_frames: 0,
             pause_ports: Vec::new(),
             switch_pause: Vec::new(),
+            switches: Vec::new(),
             quickstart_interfaces: Vec::new(),
             ttl_drops: 0,
             conservation: ConservationSummary {

@@ -190,7 +190,8 @@ fn resolve_phy(l: &mut LinkSpec, at: &dyn Fn(&str) -> String, ctx: &Ctx) -> Resu
 }
 
 /// A router/emulator egress queue: `default` if unset. A host's egress is its
-/// interface queue (spec 06 §5.1), so a queue there is an error and stays unset.
+/// interface queue (spec 06 §5.1) and a switch's is its model's, so a queue
+/// there is an error and stays unset.
 fn resolve_queue(
     queue: &mut Option<QueueSpec>,
     egress: &NodeSpec,
@@ -207,6 +208,16 @@ fn resolve_queue(
                     "the egress of host \"{}\" is its interface queue; set txqueuelen on the node",
                     egress.name
                 ),
+            ));
+        }
+        return Ok(());
+    }
+    if egress.kind == NodeKind::Switch {
+        // The switch model holds its own queues (spec 05 §2.2).
+        if queue.is_some() {
+            return Err(ctx.err(
+                at,
+                format!("the egress of switch \"{}\" is set by its model (`switch` on the node), not by a link queue", egress.name),
             ));
         }
         return Ok(());

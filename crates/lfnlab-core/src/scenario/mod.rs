@@ -36,6 +36,8 @@ mod cc_params;
 pub use cc_params::from_table as cc_params_from_table;
 mod resolve;
 mod set;
+mod switch_node;
+pub use switch_node::{switch_config, SwitchSpec};
 mod tcp_params;
 
 pub use emit::to_toml;

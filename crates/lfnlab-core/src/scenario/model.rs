@@ -105,6 +105,10 @@ pub struct NodeSpec {
     pub fc: Option<FcSpec>,
     /// The host CPU of spec 04 §2.7 (implies the NIC pipeline); off unless given.
     pub cpu: Option<CpuSpec>,
+    /// A switch's model and parameters (spec 05 §2.2–2.4, `scenario::switch_node`).
+    pub switch: Option<super::switch_node::SwitchSpec>,
+    /// Shorthand for `switch.sched` (spec 00 §2.2).
+    pub arbiter: Option<String>,
 }
 
 /// `node.nic` (spec 04 §2.4, §2.6, §2.7 NIC profiles).

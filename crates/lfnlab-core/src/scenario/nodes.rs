@@ -57,13 +57,7 @@ pub fn check_nodes(nodes: &[NodeSpec], ctx: &Ctx) -> Result<(), InputError> {
             ));
         }
         match n.kind {
-            NodeKind::Switch => {
-                return Err(ctx.err(
-                    at("kind"),
-                    "the switch model is not implemented yet; expected host, router or emulator",
-                ));
-            }
-            NodeKind::Router | NodeKind::Emulator => {
+            NodeKind::Router | NodeKind::Emulator | NodeKind::Switch => {
                 if let Some((key, _)) = host_keys(n).into_iter().find(|(_, present)| *present) {
                     return Err(ctx.err(
                         at(key),

@@ -39,6 +39,7 @@ pub fn resolve(mut s: Scenario, origin: &str) -> Result<Scenario, InputError> {
     resolve_node_qs(&mut s.node, &ctx)?;
     let mut graph = Graph::new(&s.node);
     resolve_links(&mut s.link, &s.node, &mut graph, duration, &ctx)?;
+    super::switch_node::resolve_switches(&mut s.node, &s.link, s.sim.seed.unwrap_or(DEFAULT_SEED), &ctx)?;
     resolve_hosts(&mut s.node, &s.link, &ctx)?;
     resolve_flows(&mut s.flow, &s.node, &graph, duration, &ctx)?;
     resolve_host_qdiscs(&mut s.node, &s.flow, &ctx)?;

@@ -24,7 +24,9 @@ use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAUL
 use crate::net::proc_stage::ProcStage;
 use crate::host::nic::HostNic;
 use super::nic::PortFc;
+use super::switch::SwitchRuntime;
 use super::switch_fc::IngressFc;
+use crate::net::switch::SwitchCore;
 use crate::quickstart::router::QsRouter;
 use crate::host::tcp::socket::QsConn;
 use crate::apps::request_response::RequestResponse;
@@ -49,6 +51,16 @@ fn fifo_for(q: Option<&QueueSpec>) -> Fifo {
         Some(q) => Fifo::new(q.limit.map(|b| b.bytes), q.limit_packets),
         None => Fifo::new(None, None),
     }
+}
+
+/// A switch runtime with its configuration; its core and ports are set once
+/// the node's ports are known.
+fn placeholder_switch(i: usize, nd: &scenario::model::NodeSpec, seed: u64) -> Result<SwitchRuntime, Error> {
+    let cfg = scenario::switch_config(nd).ok_or_else(|| Error::Runtime(format!("scenario is not resolved: node[{i}].switch")))?;
+    let rates = vec![1_000_000_000; cfg.ports as usize];
+    let core = SwitchCore::new(&cfg, &rates, seed, "placeholder");
+    let name = nd.switch.as_ref().and_then(|sw| sw.config.clone()).unwrap_or_default();
+    Ok(SwitchRuntime::new(i as NodeId, nd.name.clone(), cfg, name, core, Vec::new(), Vec::new(), 0))
 }
 
 fn ip_header_bytes(v: Option<u8>) -> u32 {
@@ -208,6 +220,10 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             }
             w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None, nic, cpu });
             w.nodes.push(NodeRole::Host(h));
+        } else if nd.kind == NodeKind::Switch {
+            w.nodes.push(NodeRole::Switch(w.switches.len() as u32));
+            // Filled in below, once the node's ports are known.
+            w.switches.push(placeholder_switch(i, nd, seed)?);
         } else {
             w.nodes.push(NodeRole::Forwarder);
         }
@@ -237,10 +253,29 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
     if let Some(i) = (0..n).find(|&i| w.ingress_fc[i].is_some() && node_ports[i].len() > u8::MAX as usize + 1) {
         return Err(bad(format!("node {} generates PAUSE per ingress port but has more than 256 ports", s.node[i].name)));
     }
+    w.port_local = port_specs.iter().enumerate().map(|(pi, p)| node_ports[p.node as usize].iter().position(|&q| q == pi as u32).unwrap_or(0) as u8).collect();
+    for rt in w.switches.iter_mut() {
+        let node = rt.node as usize;
+        let ports = node_ports[node].clone();
+        // Every port of the switch at the switch's clock; ports without a link idle.
+        let mut rates: Vec<u64> = ports.iter().map(|&p| port_specs[p as usize].rate_bps).collect();
+        let fill = rates.iter().copied().max().unwrap_or(1_000_000_000);
+        rates.resize(rt.config.ports as usize, fill);
+        let inputs = ports
+            .iter()
+            .map(|&p| {
+                let c = port_specs[p as usize].channel ^ 1;
+                let ch = &w.channels[c as usize];
+                (c, SwitchRuntime::least_flight(ch.rate_bps, ch.delay))
+            })
+            .collect();
+        let core = SwitchCore::new(&rt.config, &rates, seed, &format!("node[{node}].switch"));
+        *rt = SwitchRuntime::new(rt.node, rt.name.clone(), rt.config.clone(), rt.config_name.clone(), core, ports, inputs, s.flow.len());
+    }
     w.ports = port_specs;
     let host_of = |node: usize, w: &World| match w.nodes[node] {
         NodeRole::Host(h) => Ok(h),
-        NodeRole::Forwarder => Err(bad(format!("flow end {} is not a host", s.node[node].name))),
+        _ => Err(bad(format!("flow end {} is not a host", s.node[node].name))),
     };
 
     let trace = s.sim.trace.clone().unwrap_or_default();

@@ -83,7 +83,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     // Frames in a host NIC's rings and FIFOs are still queued at that host (spec 04 §2.3).
     let in_nics: u64 = w.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum::<u64>()
         + w.hosts.iter().filter_map(|h| h.cpu.as_ref()).map(|c| c.rx_frames_held()).sum::<u64>();
-    let queued_frames: u64 = w.ports.iter().map(|p| p.qdisc.stats().packets).sum::<u64>() + in_nics;
+    let queued_frames: u64 = w.ports.iter().map(|p| p.qdisc.stats().packets).sum::<u64>() + in_nics + w.switch_frames_held();
     let mut problems = Vec::new();
     if queued_frames != b.queued_frames {
         problems.push(format!("queues hold {queued_frames} frames, books say {}", b.queued_frames));
@@ -273,6 +273,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                 held_max_bytes: a.held_max_bytes,
             })
             .collect(),
+        switches: w.switches.iter().map(|rt| super::switch::summary(rt, &w.ports, &w.flow_names)).collect(),
         quickstart_interfaces: w
             .ports
             .iter()

@@ -5,6 +5,7 @@ pub mod finish;
 mod cpu;
 pub use cpu::MAX_CORES;
 mod nic;
+mod switch;
 mod switch_fc;
 pub mod web;
 pub mod world;

@@ -142,6 +142,8 @@ pub struct Loss {
 pub enum NodeRole {
     Host(u32),
     Forwarder,
+    /// An Ethernet switch (spec 05): index in `World::switches`.
+    Switch(u32),
 }
 
 pub struct Host {
@@ -263,6 +265,10 @@ pub struct World {
     pub cpu_app: Vec<u8>,
     /// Scratch buffer for packets produced by a socket (reused, no allocation).
     pub(super) out: Vec<Packet>,
+    /// Ethernet switches (spec 05).
+    pub switches: Vec<super::switch::SwitchRuntime>,
+    /// Per port: its index among its node's ports (a switch's port number).
+    pub port_local: Vec<u8>,
 }
 
 impl World {
@@ -301,6 +307,8 @@ impl World {
             ttl_drops: 0,
             cpu_app: Vec::new(),
             out: Vec::with_capacity(64),
+            switches: Vec::new(),
+            port_local: Vec::new(),
         }
     }
 
@@ -334,6 +342,7 @@ impl World {
                 Event::SwitchPauseRefresh(p) => self.on_switch_pause_refresh(p),
                 Event::CpuDone(i) => self.on_cpu_done(i / super::cpu::MAX_CORES, i % super::cpu::MAX_CORES),
                 Event::IrqTimer(h) => self.on_irq_timer(h),
+                Event::SwitchWake(i) => self.on_switch_wake(i),
             }
         }
         self.now = self.end;
@@ -398,6 +407,7 @@ impl World {
                 self.ingress_hold(at as usize, &pkt);
                 self.enqueue_port(port, pkt);
             }
+            NodeRole::Switch(sw) => self.switch_receive(sw, pkt),
             NodeRole::Host(h) if self.hosts[h as usize].nic.is_some() => self.nic_rx_arrive(h, pkt),
             NodeRole::Host(h) => {
                 debug_assert_eq!(pkt.dst, at);
@@ -545,15 +555,22 @@ impl World {
     #[inline]
     pub(super) fn put_on_wire(&mut self, port: u32, pkt: &Packet) -> SimTime {
         let now = self.now;
-        self.books.queued_frames -= 1;
-        self.books.queued_bytes -= pkt.l3_bytes as u64;
-        let p = &mut self.ports[port as usize];
+        let p = &self.ports[port as usize];
         let wire = pkt.l2_bytes() + p.framing_bytes as u64;
         let rate_bps = match p.bad_rate_bps {
             Some(r) if self.losses[p.channel as usize].as_mut().and_then(|l| l.ge.as_mut()).is_some_and(|g| g.is_bad(now)) => r,
             _ => p.rate_bps,
         };
-        let tx = Span::serialization(wire, rate_bps);
+        self.launch(port, pkt, Span::serialization(wire, rate_bps))
+    }
+
+    /// A frame that takes `tx` on the line starts on `port` now.
+    #[inline]
+    pub(super) fn launch(&mut self, port: u32, pkt: &Packet, tx: Span) -> SimTime {
+        let now = self.now;
+        self.books.queued_frames -= 1;
+        self.books.queued_bytes -= pkt.l3_bytes as u64;
+        let p = &mut self.ports[port as usize];
         p.busy_until = now + tx;
         if let Some(m) = p.monitor {
             let m = &mut self.monitors[m as usize];

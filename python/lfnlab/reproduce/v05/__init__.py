@@ -1,1 +1,11 @@
 """Chapter 05 reproductions: Ethernet switch contention (spec 05)."""
+
+from __future__ import annotations
+
+from ..registry import Experiment
+from .e0_validation import EXPERIMENT as E0
+from .e1_two_cbr import EXPERIMENT as E1
+
+__all__ = ["EXPERIMENTS"]
+
+EXPERIMENTS: list[Experiment] = [E0, E1]

@@ -55,8 +55,10 @@ struct SlotClock {
 }
 
 impl SlotClock {
+    #[inline]
     fn time(&self, k: u64) -> SimTime {
-        SimTime((k as f64 * self.tau_ps).round() as u64)
+        // Rounded to the nearest picosecond (k·τ ≥ 0, so +0.5 and truncation do it).
+        SimTime((k as f64 * self.tau_ps + 0.5) as u64)
     }
 
     fn first_at_or_after(&self, t: SimTime) -> u64 {
@@ -75,8 +77,9 @@ impl SlotClock {
 struct FabricSide<F> {
     fabric: Fabric<F>,
     clock: SlotClock,
-    /// The first slot not run yet.
+    /// The first slot not run yet, and its start time.
     next_slot: u64,
+    next_slot_t: SimTime,
     cell_bytes: u64,
     /// Output-buffer bytes per output: cells being reassembled, frames waiting
     /// and the frame on the line.
@@ -165,6 +168,7 @@ impl<F: Frame> SwitchCore<F> {
                     fabric,
                     clock: SlotClock { tau_ps },
                     next_slot: 0,
+                    next_slot_t: SimTime::ZERO,
                     cell_bytes: cfg.cell_bytes as u64,
                     out_bytes: vec![0; n],
                     out_ready: if n == 64 { !0 } else { (1u64 << n) - 1 },
@@ -231,9 +235,20 @@ impl<F: Frame> SwitchCore<F> {
             self.finish_lines(t);
             self.admit_due(t);
             if t_slot == t {
-                self.run_slot(t);
+                // Slots run back to back until one completes a frame (which can
+                // start a line) or the next other event: nothing else changes.
+                let bound = t_out.min(t_in).min(until);
+                let mut ts = t;
+                while !self.run_slot(ts) {
+                    let next = self.next_slot_time();
+                    if next >= bound {
+                        break;
+                    }
+                    ts = next;
+                    self.now = ts;
+                }
             }
-            self.start_lines(t);
+            self.start_lines(self.now);
         }
         self.done_until = self.done_until.max(until);
     }
@@ -245,11 +260,16 @@ impl<F: Frame> SwitchCore<F> {
         t_out.min(t_in).min(self.next_slot_time())
     }
 
+    #[inline]
     fn next_slot_time(&self) -> SimTime {
         match &self.fab {
             Some(f) if f.fabric.has_work(f.out_ready) => {
-                let k = f.next_slot.max(f.clock.first_at_or_after(self.now));
-                f.clock.time(k)
+                if f.next_slot_t >= self.now {
+                    f.next_slot_t
+                } else {
+                    // The fabric idled: the first slot at or after now.
+                    f.clock.time(f.next_slot.max(f.clock.first_at_or_after(self.now)))
+                }
             }
             _ => SimTime::NEVER,
         }
@@ -315,19 +335,21 @@ impl<F: Frame> SwitchCore<F> {
     }
 
     /// One fabric slot at `t`: cells cross, completed frames wait at their
-    /// output from the end of the slot.
-    fn run_slot(&mut self, t: SimTime) {
+    /// output from the end of the slot. Returns whether a frame completed.
+    fn run_slot(&mut self, t: SimTime) -> bool {
         let f = self.fab.as_mut().expect("fabric");
-        let FabricSide { fabric, clock, next_slot, cell_bytes, out_bytes, out_ready, out_limit, out_max_bytes } = f;
-        let k = clock.first_at_or_after(t);
+        let FabricSide { fabric, clock, next_slot, next_slot_t, cell_bytes, out_bytes, out_ready, out_limit, out_max_bytes } = f;
+        let k = if clock.time(*next_slot) == t { *next_slot } else { clock.first_at_or_after(t) };
         debug_assert_eq!(clock.time(k), t);
         let slot_end = clock.time(k + 1);
         let outputs = &mut self.outputs;
         let out_busy = &mut self.out_busy;
+        let mut completed = false;
         fabric.step(*out_ready, &mut |c| {
             let j = match c {
                 Crossed::Cell { out } => out,
                 Crossed::Last { out, input, frame, cells } => {
+                    completed = true;
                     let bytes = cells as u64 * *cell_bytes;
                     outputs[out].push(Waiting { frame, ready: slot_end, input: input as u8, release: bytes, l2_bytes: frame.l2_bytes() as u32 });
                     *out_busy |= 1 << out;
@@ -343,6 +365,8 @@ impl<F: Frame> SwitchCore<F> {
             }
         });
         *next_slot = k + 1;
+        *next_slot_t = slot_end;
+        completed
     }
 
     /// Idle lines start their next ready frame.

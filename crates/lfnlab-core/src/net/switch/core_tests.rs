@@ -123,7 +123,7 @@ fn frames_are_conserved_in_every_configuration() {
             t = SimTime(t.0 + rng.next_u64() % 3_000_000);
             let i = (rng.next_u64() % 4) as usize;
             let l2 = 64 + (rng.next_u64() % 1455) as u32;
-            sw.receive(t, i, ((i + 1 + (rng.next_u64() % 3) as usize) % 4), F { l2, input: i as u8, seq: k });
+            sw.receive(t, i, (i + 1 + (rng.next_u64() % 3) as usize) % 4, F { l2, input: i as u8, seq: k });
             sw.advance(t);
             sent += std::iter::from_fn(|| sw.pop_departure(t)).count() as u64;
             let received: u64 = sw.counts.iter().map(|c| c.received).sum();

@@ -40,6 +40,8 @@ pub struct Fabric<F> {
     /// Per input: the outputs it has a frame for (M3: non-empty VOQs; M2: its
     /// head frame's output).
     wants: Vec<u64>,
+    /// Inputs whose `wants` is not empty.
+    wanting: u64,
     /// Input memory, one pool queue per input.
     pub pool: MemPool,
     cell_bytes: u32,
@@ -69,6 +71,7 @@ impl<F: Copy> Fabric<F> {
             voq,
             queues,
             wants: vec![0; n],
+            wanting: 0,
             pool,
             cell_bytes,
             mode,
@@ -107,6 +110,7 @@ impl<F: Copy> Fabric<F> {
         self.queues[q].push_back(Entry { frame, out: j as u8, cells, cells_left: cells, charge_left: charge });
         if self.voq || self.queues[q].len() == 1 {
             self.wants[i] |= 1 << j;
+            self.wanting |= 1 << i;
         }
         self.frames_held += 1;
         Ok(())
@@ -128,7 +132,7 @@ impl<F: Copy> Fabric<F> {
             }
             held_outs |= 1 << j;
         }
-        (0..self.n).any(|i| self.held & (1 << i) == 0 && self.wants[i] & out_ready & !held_outs != 0)
+        members(self.wanting & !self.held).any(|i| self.wants[i] & out_ready & !held_outs != 0)
     }
 
     /// One fabric slot. `out_ready`: outputs that accept a cell this slot.
@@ -142,7 +146,7 @@ impl<F: Copy> Fabric<F> {
         for i in members(self.held) {
             out_free &= !(1 << self.hold[i].0);
         }
-        for i in 0..self.n {
+        for i in members(self.held | self.wanting) {
             if self.held & (1 << i) != 0 {
                 let j = self.hold[i].0 as usize;
                 if out_ready & (1 << j) != 0 {
@@ -210,6 +214,9 @@ impl<F: Copy> Fabric<F> {
             }
         } else {
             self.wants[i] = self.queues[i].front().map_or(0, |e| 1u64 << e.out);
+        }
+        if self.wants[i] == 0 {
+            self.wanting &= !(1 << i);
         }
     }
 

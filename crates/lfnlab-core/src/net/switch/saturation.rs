@@ -12,6 +12,7 @@ use super::sched::Scheduler;
 use super::SwitchConfig;
 use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, Span};
+use crate::error::InputError;
 
 /// A fixed-size cell: one 64-byte frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,6 +172,33 @@ pub fn oq_bernoulli(n: usize, load: f64, total_bytes: u64, slots: u64, seed: u64
     }
     let dropped = sw.counts.iter().map(|c| c.dropped).sum::<u64>() - dropped_before;
     Throughput { offered, delivered, dropped, left_queued: sw.frames_held(), capacity: n as u64 * slots }
+}
+
+/// The checks `run_check` knows, by name.
+pub const CHECKS: [&str; 5] = ["hol_saturated", "pim_saturated", "islip_saturated", "islip_bernoulli", "oq_bernoulli"];
+
+/// Run E5.0 check `name` (one of `CHECKS`) on `ports` ports for `slots`
+/// measured slots; `load` is the Bernoulli arrival probability. Input memory
+/// 1 MiB per input (VOQ), 4 MiB shared (OQ), as in spec 05 §3 E5.0.
+pub fn run_check(name: &str, ports: usize, slots: u64, load: f64, seed: u64) -> Result<Throughput, InputError> {
+    let err = |key: &str, msg: String| InputError::new("<switch_check>", key, msg);
+    if !(2..=64).contains(&ports) {
+        return Err(err("ports", format!("expected 2 to 64 ports, got {ports}")));
+    }
+    if !(1..=100_000_000).contains(&slots) {
+        return Err(err("slots", format!("expected 1 to 100 000 000 slots, got {slots}")));
+    }
+    if !(load > 0.0 && load <= 1.0) {
+        return Err(err("load", format!("expected a load in (0, 1], got {load}")));
+    }
+    Ok(match name {
+        "hol_saturated" => hol_saturated(ports, slots, seed),
+        "pim_saturated" => voq_saturated(ports, Sched::Pim, 1, slots, seed),
+        "islip_saturated" => voq_saturated(ports, Sched::Islip, 1, slots, seed),
+        "islip_bernoulli" => voq_bernoulli(ports, Sched::Islip, 1, load, 1 << 20, slots, seed),
+        "oq_bernoulli" => oq_bernoulli(ports, load, 4 << 20, slots, seed),
+        _ => return Err(err("check", format!("expected one of {}, got \"{name}\"", CHECKS.map(|c| format!("\"{c}\"")).join(", ")))),
+    })
 }
 
 #[cfg(test)]

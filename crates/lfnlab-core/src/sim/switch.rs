@@ -1,0 +1,165 @@
+//! A switch node in the world (spec 05): the sans-IO switch core, the world
+//! ports of its links, and the driving of the core. A frame reaching the switch
+//! is handed to the core at the end of its reception; the core is then run up
+//! to the earliest time at which a frame not yet received could become
+//! eligible (the next frame on an input link, or one that would start on it
+//! now), so it never has to undo work. Frames the core starts on an output go
+//! onto that link with the core's own serialization time (its clock, §2.4).
+
+use super::world::World;
+use crate::engine::event_queue::Event;
+use crate::engine::time::{SimTime, Span};
+use crate::net::packet::{NodeId, Packet};
+use crate::net::routing::NO_ROUTE;
+use crate::net::switch::{SwitchConfig, SwitchCore};
+use crate::results::summary::{SwitchPortSummary, SwitchSummary};
+
+/// The smallest frame that can arrive: 64 bytes of L2 (spec 05 §2.1).
+const MIN_FRAME_BYTES: u64 = 64;
+
+pub struct SwitchRuntime {
+    pub node: NodeId,
+    pub name: String,
+    pub config: SwitchConfig,
+    /// The named configuration it started from (`switch.config`).
+    pub config_name: String,
+    pub core: SwitchCore<Packet>,
+    /// The world egress port of each switch port.
+    pub ports: Vec<u32>,
+    /// Channels into the switch, each with the least time from a frame's first
+    /// bit leaving the far end to its last bit arriving here.
+    pub inputs: Vec<(u32, Span)>,
+    /// `L_fwd` plus the least of those times: how far ahead of now the core may run.
+    pub lookahead: Span,
+    pub wake_at: Option<SimTime>,
+    /// Frames refused by admission, per flow.
+    pub dropped_by_flow: Vec<u64>,
+}
+
+impl SwitchRuntime {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node: NodeId, name: String, config: SwitchConfig, config_name: String, core: SwitchCore<Packet>, ports: Vec<u32>, inputs: Vec<(u32, Span)>, n_flows: usize) -> SwitchRuntime {
+        let least = inputs.iter().map(|(_, s)| *s).min().unwrap_or(Span::ZERO);
+        let lookahead = Span(config.lookup.ps() + least.ps());
+        SwitchRuntime { node, name, config, config_name, core, ports, inputs, lookahead, wake_at: None, dropped_by_flow: vec![0; n_flows] }
+    }
+
+    /// The least flight time of channel `rate_bps`/`delay`: a minimum frame's
+    /// serialization plus the propagation delay.
+    pub fn least_flight(rate_bps: u64, delay: Span) -> Span {
+        Span(Span::serialization(MIN_FRAME_BYTES, rate_bps).ps() + delay.ps())
+    }
+}
+
+impl World {
+    /// A frame's last bit reached switch `s`.
+    pub(super) fn switch_receive(&mut self, s: u32, pkt: Packet) {
+        let rt = &mut self.switches[s as usize];
+        let port = self.routes.port(rt.node, pkt.dst);
+        if port == NO_ROUTE {
+            debug_assert!(false, "validated scenarios have routes");
+            self.books.dropped_frames += 1;
+            self.books.dropped_bytes += pkt.l3_bytes as u64;
+            return;
+        }
+        // The frame is inside the switch until it starts on its output or is refused.
+        self.books.queued_frames += 1;
+        self.books.queued_bytes += pkt.l3_bytes as u64;
+        let out = self.port_local[port as usize] as usize;
+        rt.core.receive(self.now, pkt.ingress as usize, out, pkt);
+        self.switch_service(s);
+    }
+
+    pub(super) fn on_switch_wake(&mut self, s: u32) {
+        let rt = &mut self.switches[s as usize];
+        if rt.wake_at != Some(self.now) {
+            return; // superseded
+        }
+        rt.wake_at = None;
+        self.switch_service(s);
+    }
+
+    /// Run the core as far as is safe, send what starts now, book the refused
+    /// frames and arrange the next wake.
+    fn switch_service(&mut self, s: u32) {
+        let now = self.now;
+        let rt = &mut self.switches[s as usize];
+        let safe = rt
+            .inputs
+            .iter()
+            .map(|&(c, least)| {
+                let next = now + least;
+                self.channels[c as usize].head_arrival().map_or(next, |h| h.min(next))
+            })
+            .min()
+            .unwrap_or(SimTime::NEVER);
+        let until = if safe == SimTime::NEVER { safe } else { safe + rt.config.lookup };
+        rt.core.advance(until);
+        for r in rt.core.take_refused() {
+            let l3 = r.frame.l3_bytes as u64;
+            self.books.queued_frames -= 1;
+            self.books.queued_bytes -= l3;
+            self.books.dropped_frames += 1;
+            self.books.dropped_bytes += l3;
+            if let Some(d) = rt.dropped_by_flow.get_mut(r.frame.flow as usize) {
+                *d += 1;
+            }
+        }
+        while let Some(d) = self.switches[s as usize].core.pop_departure(now) {
+            let port = self.switches[s as usize].ports[d.out];
+            if let Some(m) = self.ports[port as usize].monitor {
+                let p = &self.ports[port as usize];
+                self.monitors[m as usize].advance(now, p.qdisc.stats());
+            }
+            self.launch(port, &d.frame, d.tx);
+        }
+        let rt = &mut self.switches[s as usize];
+        let mut wake = rt.core.next_departure().unwrap_or(SimTime::NEVER);
+        let t = rt.core.next_time();
+        if t != SimTime::NEVER {
+            // At a wake w the core may run to w + lookahead: wake just early enough.
+            wake = wake.min(SimTime((t.0 + 1).saturating_sub(rt.lookahead.ps())));
+        }
+        // A wake at or before now is not needed: a frame already on an input
+        // link arrives first and runs the core again.
+        if wake != SimTime::NEVER && wake > now && rt.wake_at.is_none_or(|w| w > wake) {
+            rt.wake_at = Some(wake);
+            self.events.push(wake, Event::SwitchWake(s));
+        }
+    }
+
+    /// Frames inside switches (for the end-of-run books).
+    pub fn switch_frames_held(&self) -> u64 {
+        self.switches.iter().map(|rt| rt.core.frames_held()).sum()
+    }
+}
+
+/// The summary entry of a switch (spec 05).
+pub fn summary(rt: &SwitchRuntime, ports: &[super::world::Port], flow_names: &[String]) -> SwitchSummary {
+    let (slots, cells) = rt.core.fabric_counts();
+    SwitchSummary {
+        name: rt.name.clone(),
+        config: rt.config_name.clone(),
+        clock_ppm: rt.config.clock_ppm,
+        ports: rt
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(k, &p)| {
+                let c = rt.core.counts[k];
+                SwitchPortSummary { name: ports[p as usize].name.clone(), received: c.received, dropped: c.dropped, sent: c.sent }
+            })
+            .collect(),
+        memory_max_bytes: rt.core.memory_max_bytes(),
+        output_buffer_max_bytes: rt.core.output_buffer_max_bytes(),
+        fabric_slots: slots,
+        fabric_cells: cells,
+        dropped_by_flow: rt
+            .dropped_by_flow
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d > 0)
+            .map(|(f, d)| (flow_names.get(f).cloned().unwrap_or_else(|| f.to_string()), *d))
+            .collect(),
+    }
+}

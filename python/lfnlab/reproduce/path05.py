@@ -1,0 +1,112 @@
+"""The spec 05 test bench: a hardware-like generator and monitor around one switch.
+
+Generator channel CH2 feeds port A of the device under test, CH3 port B; port C feeds the
+monitor CH0 (spec 05 §3 E5.1 topology). The generator is ``udp_cbr``, whose rate is a
+transmission capacity in wire bytes (spec 05 §2.5 rule 1). The start phase φ of channel 2
+and the generator clock offsets are drawn here from the run's seed (spec 05 §2.4); the
+switch draws δ_sw itself.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from ..scenario import Scenario
+
+__all__ = ["LINE_BPS", "frame_time_s", "period_s", "phase_ns", "bench_dict", "bench_scenario", "wire_bytes"]
+
+#: R_line (spec 05 §2.1).
+LINE_BPS = 1e9
+#: Preamble/SFD and inter-frame gap (spec 05 §2.1).
+FRAMING_BYTES = 20
+#: Ethernet header and FCS.
+L2_OVERHEAD_BYTES = 18
+#: The generator's ε for `gen.clock = independent` (spec 05 §2.4).
+GEN_CLOCK_PPM = 1.0
+
+
+def wire_bytes(l3_bytes: int) -> int:
+    """W = max(L3 + 18, 64) + 20 (spec 05 §2.1)."""
+    return max(l3_bytes + L2_OVERHEAD_BYTES, 64) + FRAMING_BYTES
+
+
+def frame_time_s(l3_bytes: int) -> float:
+    """8·W / R_line."""
+    return 8.0 * wire_bytes(l3_bytes) / LINE_BPS
+
+
+def period_s(l3_bytes: int, tc_mbps: float) -> float:
+    """CBR period T = 8·(L3 + 38)/TC (spec 05 §2.5 rule 1)."""
+    return 8.0 * wire_bytes(l3_bytes) / (tc_mbps * 1e6)
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng([seed, 505])
+
+
+def phase_ns(seed: int, l3_bytes: int, tc2_mbps: float) -> int:
+    """φ ~ U[0, T₂), drawn per repetition (spec 05 §2.4), in whole nanoseconds."""
+    if tc2_mbps <= 0:
+        return 0
+    return int(math.floor(_rng(seed).uniform(0.0, period_s(l3_bytes, tc2_mbps)) * 1e9))
+
+
+def _tc_bps(tc_mbps: float, ppm: float) -> int:
+    return max(1, int(round(tc_mbps * 1e6 * (1.0 + ppm * 1e-6))))
+
+
+def bench_dict(
+    name: str,
+    *,
+    config: str,
+    tc1_mbps: float,
+    tc2_mbps: float,
+    duration_s: float,
+    seed: int,
+    l3_bytes: int = 1500,
+    switch: Optional[dict[str, Any]] = None,
+    independent_clocks: bool = False,
+    bin_s: float = 0.001,
+    capture_packets: int = 0,
+    burst2: Optional[tuple[int, float]] = None,
+    generator_monitor: bool = False,
+) -> dict[str, Any]:
+    """The bench as a scenario dict. ``tc*_mbps`` = 0 leaves that channel silent.
+    ``burst2`` = (N, t_b): channel 3 sends one burst of N back-to-back frames from t_b
+    instead of CBR (spec 05 §2.5 rule 2: a line-rate CBR source that stops after N frames).
+    ``generator_monitor`` adds monitors on the generator links (what each channel sent)."""
+    offsets = _rng(seed).uniform(-GEN_CLOCK_PPM, GEN_CLOCK_PPM, size=3)[1:] if independent_clocks else np.zeros(2)
+    hosts = [{"name": n, "kind": "host"} for n in ("ch2", "ch3", "ch0")]
+    flows: list[dict[str, Any]] = []
+    if tc1_mbps > 0:
+        flows.append({"name": "flow1", "kind": "udp_cbr", "from": "ch2", "to": "ch0", "rate": f"{_tc_bps(tc1_mbps, offsets[0])}bps", "size": l3_bytes})
+    if burst2 is not None:
+        n, t_b = burst2
+        start_ns = int(round(t_b * 1e9))
+        stop_ns = start_ns + int(math.ceil((n - 0.5) * frame_time_s(l3_bytes) * 1e9))
+        flows.append({"name": "flow2", "kind": "udp_cbr", "from": "ch3", "to": "ch0", "rate": "1Gbps", "size": l3_bytes,
+                      "start": f"{start_ns}ns", "stop": f"{stop_ns}ns"})
+    elif tc2_mbps > 0:
+        flows.append({"name": "flow2", "kind": "udp_cbr", "from": "ch3", "to": "ch0", "rate": f"{_tc_bps(tc2_mbps, offsets[1])}bps",
+                      "size": l3_bytes, "start": f"{phase_ns(seed, l3_bytes, tc2_mbps)}ns"})
+    # The monitor counts a frame when its last bit reaches CH0 (spec 05 §2.6 t_obs).
+    monitor: dict[str, Any] = {"link": "dut->ch0", "bin": f"{round(bin_s * 1e6)}us", "point": "ingress"}
+    if capture_packets:
+        monitor["capture_packets"] = capture_packets
+    sent = [{"link": f"{ch}->dut", "bin": monitor["bin"]} for ch in ("ch2", "ch3")]
+    monitors = [monitor] + (sent if generator_monitor else [])
+    return {
+        "sim": {"name": name, "duration": f"{round(duration_s * 1e3)}ms", "seed": seed, "trace": {"mode": "off"}},
+        "node": hosts[:2] + [{"name": "dut", "kind": "switch", "switch": {"config": config, **(switch or {})}}] + hosts[2:],
+        "link": [{"from": a, "to": b, "rate": "1Gbps", "delay": "0ns"} for a, b in (("ch2", "dut"), ("ch3", "dut"), ("dut", "ch0"))],
+        "flow": flows,
+        "monitor": monitors,
+    }
+
+
+def bench_scenario(name: str, **keys: Any) -> Scenario:
+    """:func:`bench_dict` loaded as a :class:`~lfnlab.Scenario` (checked by the engine)."""
+    return Scenario.from_dict(bench_dict(name, **keys), origin=f"<{name}>")

@@ -1,0 +1,111 @@
+"""05.E5.0 (switch model validation, spec 05 §3), its bench builder and the native check
+entry point."""
+
+from __future__ import annotations
+
+import csv
+import math
+import subprocess
+from pathlib import Path
+
+import pytest
+from lfnlab import _native
+from lfnlab.errors import InvalidInputError
+from lfnlab.reproduce import path05 as p5
+from support import passed_checks, run_cli, run_quick_forms
+
+IDS = ["05.E5.0", "05.E5.1"]
+FILES = {"05.E5.0": ["T5.0.csv", "T5.0-cells.csv"], "05.E5.1": ["T5.1.csv", "T5.1-sweeps.csv", "F5.1a.png", "F5.1b.png", "F5.1c.png", "F5.1d.png", "F5.1e.png"]}
+
+Outputs = dict[str, tuple[Path, subprocess.CompletedProcess[str]]]
+
+
+@pytest.fixture(scope="module")
+def quick_outputs(tmp_path_factory: pytest.TempPathFactory) -> Outputs:
+    return run_quick_forms(IDS, tmp_path_factory.mktemp("reproduce05"))
+
+
+def test_list_names_chapter_05_between_04_and_06() -> None:
+    p = run_cli("reproduce", "--list")
+    assert p.returncode == 0, p.stderr
+    ids = [line.split()[0] for line in p.stdout.splitlines()]
+    assert [i for i in ids if i.startswith("05.")] == IDS
+    assert ids.index("04.E4.8") + 1 == ids.index("05.E5.0") < ids.index("06.V1")
+
+
+def _passed_with_files(experiment_id: str, quick_outputs: Outputs, table: str) -> tuple[Path, list[dict[str, str]]]:
+    """The quick form passed every check and wrote its spec files; returns its directory and
+    the rows of ``table``."""
+    d, p = quick_outputs[experiment_id]
+    checks = passed_checks(experiment_id, d, p)
+    for name in FILES[experiment_id]:
+        assert (d / name).is_file() and name in checks["files"], name
+    with (d / table).open(encoding="utf-8", newline="") as f:
+        return d, list(csv.DictReader(f))
+
+
+@pytest.mark.engine
+def test_e50_quick_form_passes_every_row_of_t50(quick_outputs: Outputs) -> None:
+    _, rows = _passed_with_files("05.E5.0", quick_outputs, "T5.0.csv")
+    # One row per check of spec 05 §3 E5.0: HOL, iSLIP, PIM, OQ, RR (two flows), generator (3 TC × 2).
+    assert len(rows) == 4 + 2 + 6
+    assert all(r["pass"] == "True" for r in rows)
+    names = " ".join(r["check"] for r in rows)
+    for what in ("head-of-line", "iSLIP", "PIM", "output queueing", "round robin", "generator"):
+        assert what in names, what
+
+
+def test_bench_timing_follows_the_spec_formulas() -> None:
+    # spec 05 §2.1: 1500-byte IP packets are 1538 wire bytes, 12.304 µs at 1 Gbit/s;
+    # 64-byte frames (IP length 46) are 84 wire bytes.
+    assert p5.wire_bytes(1500) == 1538 and p5.wire_bytes(46) == 84 and p5.wire_bytes(20) == 84
+    assert math.isclose(p5.frame_time_s(1500), 12.304e-6)
+    assert math.isclose(p5.period_s(1500, 500), 24.608e-6)
+    # φ ~ U[0, T₂): seeded, inside the period, different per seed.
+    phases = {p5.phase_ns(s, 1500, 900) for s in range(1, 20)}
+    assert len(phases) == 19 and all(0 <= x < p5.period_s(1500, 900) * 1e9 for x in phases)
+    assert p5.phase_ns(3, 1500, 900) == p5.phase_ns(3, 1500, 900)
+
+
+def test_bench_dict_builds_a_valid_scenario_with_a_burst() -> None:
+    s = p5.bench_scenario("t", config="voq_exh", tc1_mbps=1000, tc2_mbps=0, duration_s=0.01, seed=2, burst2=(10, 0.002))
+    d = s.to_dict()
+    flow2 = next(f for f in d["flow"] if f["name"] == "flow2")
+    # Ten back-to-back frames at line rate: the source stops inside the tenth period.
+    assert flow2["rate"] == "1Gbps"
+    assert d["node"][2]["switch"]["config"] == "voq_exh"
+
+
+def test_switch_check_rejects_bad_arguments_as_invalid_input() -> None:
+    with pytest.raises(InvalidInputError) as e:
+        _native.switch_check("hol", 32, 100)
+    assert e.value.key_path == "check" and "hol_saturated" in str(e.value)
+    with pytest.raises(InvalidInputError) as e:
+        _native.switch_check("hol_saturated", 65, 100)
+    assert e.value.key_path == "ports"
+    with pytest.raises(ValueError):
+        _native.switch_check("islip_bernoulli", 8, 100, load=1.5)
+
+
+@pytest.mark.engine
+def test_e51_quick_form_passes_and_covers_every_configuration_and_pair(quick_outputs: Outputs) -> None:
+    from lfnlab.reproduce.v05 import e1_two_cbr as e1
+
+    d, rows = _passed_with_files("05.E5.1", quick_outputs, "T5.1.csv")
+    got = {(r["config"], int(r["TC1_Mbps"]), int(r["TC2_Mbps"])) for r in rows}
+    assert got == {(c, a, b) for c in e1.QUICK.configs for a, b in e1.QUICK.pairs}
+    # Every figure has one panel per configuration, named in the report.
+    report = (d / "report.md").read_text(encoding="utf-8")
+    for letter in "abcde":
+        assert f"](F5.1{letter}.png)" in report
+
+
+def test_e51_run_labels_are_unique_and_name_their_variant() -> None:
+    from lfnlab.reproduce.v05 import e1_two_cbr as e1
+
+    runs = e1.runs(e1.FULL)
+    labels = [r.label(1) for r in runs]
+    assert len(labels) == len(set(labels))
+    # 12 pairs × 9 configurations, J sweep 2 pairs × 2 values × 9, 64-byte × 9, B_total 2 × 3, speedup 2.
+    assert len(runs) == 12 * 9 + 2 * 2 * 9 + 9 + 2 * 3 + 2
+    assert {r.variant for r in runs} >= {"main", "J 100 ns", "J 1000 ns", "64-byte frames", "B_total 16 MiB", "s 1.25"}
