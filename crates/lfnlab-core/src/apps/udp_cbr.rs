@@ -74,6 +74,10 @@ impl UdpCbr {
         };
         self.next_at = if next < self.stop { Some(next) } else { None };
         let mut p = self.template;
+        // The payload carries a per-stream sequence number and the send time
+        // (spec 05 §2.5), here in the otherwise unused TCP header fields.
+        p.tcp.seq = self.sent - 1;
+        p.tcp.ts_val = now;
         if let Some(q) = self.qs.as_mut().filter(|q| q.asks(self.sent)) {
             let qs_ttl = (q.rng.next_u64() & 0xff) as u8;
             let nonce = random_nonce(&mut q.rng);
@@ -109,6 +113,17 @@ mod tests {
         // T = 24.608 µs; an exponential gap has coefficient of variation 1.
         assert!((mean / 24.608 - 1.0).abs() < 0.01, "mean gap {mean} µs");
         assert!((cv - 1.0).abs() < 0.02, "cv {cv}");
+    }
+
+    #[test]
+    fn datagrams_carry_their_sequence_number_and_send_time() {
+        let mut a = UdpCbr::new(0, Packet::test_udp(1500), 500_000_000, SimTime(0), SimTime(PS_PER_S));
+        let mut t = SimTime(0);
+        for k in 0..5u64 {
+            let p = a.fire(t).unwrap();
+            assert_eq!((p.tcp.seq, p.tcp.ts_val), (k, t));
+            t = a.next_at.unwrap();
+        }
     }
 
     #[test]

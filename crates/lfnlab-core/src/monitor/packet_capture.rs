@@ -80,8 +80,10 @@ pub struct PacketsColumns {
 }
 
 impl PacketsColumns {
-    /// `packets.parquet`: t = start of transmission (s); dir 0 = from the
-    /// flow's `from` host; seq/ack relative byte numbers; payload bytes.
+    /// `packets.parquet`: t = start of transmission (s), or arrival of the
+    /// last bit at an ingress monitor; dir 0 = from the flow's `from` host;
+    /// seq/ack relative byte numbers (TCP) or the datagram's per-stream
+    /// sequence number (`udp_cbr`, spec 05 §2.5); payload bytes.
     pub fn into_table(self) -> Table {
         Table::new(
             "packets",
