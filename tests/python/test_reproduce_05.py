@@ -14,8 +14,8 @@ from lfnlab.errors import InvalidInputError
 from lfnlab.reproduce import path05 as p5
 from support import passed_checks, run_cli, run_quick_forms
 
-IDS = ["05.E5.0", "05.E5.1"]
-FILES = {"05.E5.0": ["T5.0.csv", "T5.0-cells.csv"], "05.E5.1": ["T5.1.csv", "T5.1-sweeps.csv", "F5.1a.png", "F5.1b.png", "F5.1c.png", "F5.1d.png", "F5.1e.png"]}
+IDS = ["05.E5.0", "05.E5.1", "05.E5.3"]
+FILES = {"05.E5.0": ["T5.0.csv", "T5.0-cells.csv"], "05.E5.1": ["T5.1.csv", "T5.1-sweeps.csv", "F5.1a.png", "F5.1b.png", "F5.1c.png", "F5.1d.png", "F5.1e.png"], "05.E5.3": ["T5.3.csv", "F5.3a.png", "F5.3b.png"]}
 
 Outputs = dict[str, tuple[Path, subprocess.CompletedProcess[str]]]
 
@@ -109,3 +109,16 @@ def test_e51_run_labels_are_unique_and_name_their_variant() -> None:
     # 12 pairs × 9 configurations, J sweep 2 pairs × 2 values × 9, 64-byte × 9, B_total 2 × 3, speedup 2.
     assert len(runs) == 12 * 9 + 2 * 2 * 9 + 9 + 2 * 3 + 2
     assert {r.variant for r in runs} >= {"main", "J 100 ns", "J 1000 ns", "64-byte frames", "B_total 16 MiB", "s 1.25"}
+
+
+@pytest.mark.engine
+def test_e53_quick_form_passes_and_logs_every_configuration(quick_outputs: Outputs) -> None:
+    from lfnlab.reproduce.v05 import e3_seq_traces as e3
+
+    _, rows = _passed_with_files("05.E5.3", quick_outputs, "T5.3.csv")
+    assert {(r["config"], int(r["TC1_Mbps"])) for r in rows} == {(c, a) for c in e3.QUICK.configs for a, _ in e3.QUICK.cases}
+    # Every flow was forwarded in every log: runs exist and the Δseq histogram counts them.
+    for r in rows:
+        for f in ("f1", "f2"):
+            total = sum(int(v) for k, v in r.items() if k.startswith(f"{f}_dseq_"))
+            assert total > 0 or float(r[f"{f}_mean_run"]) == 0.0, r["config"]

@@ -71,6 +71,7 @@ def bench_dict(
     independent_clocks: bool = False,
     bin_s: float = 0.001,
     capture_packets: int = 0,
+    capture_from_s: float = 0.0,
     burst2: Optional[tuple[int, float]] = None,
     generator_monitor: bool = False,
 ) -> dict[str, Any]:
@@ -96,6 +97,7 @@ def bench_dict(
     monitor: dict[str, Any] = {"link": "dut->ch0", "bin": f"{round(bin_s * 1e6)}us", "point": "ingress"}
     if capture_packets:
         monitor["capture_packets"] = capture_packets
+        monitor["capture_from"] = f"{round(capture_from_s * 1e9)}ns"
     sent = [{"link": f"{ch}->dut", "bin": monitor["bin"]} for ch in ("ch2", "ch3")]
     monitors = [monitor] + (sent if generator_monitor else [])
     return {

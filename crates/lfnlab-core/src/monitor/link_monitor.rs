@@ -41,7 +41,7 @@ pub struct LinkMonitor {
 }
 
 impl LinkMonitor {
-    pub fn new(name: String, port: u32, bin: Span, n_flows: usize, capture_packets: u64, ingress: bool) -> LinkMonitor {
+    pub fn new(name: String, port: u32, bin: Span, n_flows: usize, capture: Capture, ingress: bool) -> LinkMonitor {
         LinkMonitor {
             name,
             port,
@@ -62,7 +62,7 @@ impl LinkMonitor {
             q_max: Vec::new(),
             q_drops: Vec::new(),
             q_enq: Vec::new(),
-            capture: Capture::new(capture_packets),
+            capture,
             ingress,
         }
     }

@@ -1,6 +1,6 @@
 //! Packet capture at a monitored egress (`[[monitor]] capture_packets = N`):
-//! one row per frame as it starts onto the wire, for the first N frames
-//! (`packets.parquet`). Used to check pacing gaps frame by frame and as the
+//! one row per frame as it starts onto the wire, for the first N frames from
+//! `capture_from` on (`packets.parquet`). Used to check pacing gaps frame by frame and as the
 //! source of later pcap export. Capturing never changes results.
 
 use crate::engine::time::SimTime;
@@ -11,6 +11,8 @@ use crate::results::table::{Column, Table};
 #[derive(Default)]
 pub struct Capture {
     limit: u64,
+    /// Frames before this time are not captured.
+    from: SimTime,
     t: Vec<f64>,
     flow: Vec<u32>,
     dir: Vec<u64>,
@@ -24,13 +26,16 @@ pub struct Capture {
 }
 
 impl Capture {
-    pub fn new(limit: u64) -> Capture {
-        Capture { limit, ..Capture::default() }
+    pub fn new(limit: u64, from: SimTime) -> Capture {
+        Capture { limit, from, ..Capture::default() }
     }
 
     /// Frame `p` starts transmission at `now`.
     #[inline]
     pub fn record(&mut self, now: SimTime, p: &Packet) {
+        if now < self.from {
+            return;
+        }
         if self.t.len() as u64 >= self.limit {
             self.missed += (self.limit > 0) as u64;
             return;
@@ -99,5 +104,22 @@ impl PacketsColumns {
                 ("payload", Column::U64(self.payload)),
             ],
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_starts_at_from_and_stops_at_the_limit() {
+        let mut c = Capture::new(3, SimTime(500));
+        let p = Packet::test_udp(100);
+        for t in [100u64, 499, 500, 600, 700, 800] {
+            c.record(SimTime(t), &p);
+        }
+        // 100 and 499 are before `from`; 500, 600 and 700 fill the limit; 800 is missed.
+        assert_eq!(c.t, vec![500e-12, 600e-12, 700e-12]);
+        assert_eq!(c.missed, 1);
     }
 }

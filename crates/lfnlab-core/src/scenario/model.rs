@@ -667,6 +667,9 @@ pub struct MonitorSpec {
     /// Record the first N frames leaving this egress in `packets.parquet`
     /// (default 0: no capture).
     pub capture_packets: Option<u64>,
+    /// Capture only frames from this time on (default 0), so that a long run
+    /// can log a window of its frames (spec 05 §2.6 sequence log).
+    pub capture_from: Option<TimeSpan>,
     /// Where frames are counted: `egress` (default: as they start onto the
     /// wire at a) or `ingress` (as they arrive at b, before b's queues; spec 01 §2.8).
     pub point: Option<String>,

@@ -99,6 +99,7 @@ fn resolve_sim(sim: &mut SimSpec, origin: &str, ctx: &Ctx) -> Result<TimeSpan, I
 fn resolve_monitors(monitors: &mut [MonitorSpec], graph: &Graph, ctx: &Ctx) -> Result<(), InputError> {
     for (i, m) in monitors.iter_mut().enumerate() {
         m.capture_packets.get_or_insert(0);
+        m.capture_from.get_or_insert(TimeSpan::from_span(Span::ZERO));
         let at = |key: &str| format!("monitor[{i}].{key}");
         let Some((a, b)) = m.link.split_once("->") else {
             return Err(ctx.err(

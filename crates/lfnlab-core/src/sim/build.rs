@@ -18,6 +18,7 @@ use crate::host::tcp::socket::{Addr, TcpSocket};
 use crate::monitor::busy_idle::BusyIdle;
 use crate::monitor::host_io::HostIo;
 use crate::monitor::link_monitor::LinkMonitor;
+use crate::monitor::packet_capture::Capture;
 use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::channel::Channel;
 use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAULT_IP_TTL};
@@ -426,7 +427,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
         let port = *egress.get(&(x, y)).ok_or_else(|| bad(format!("monitor link {}", m.link)))?;
         let mi = w.monitors.len() as u32;
         let ingress = m.point.as_deref() == Some("ingress");
-        w.monitors.push(LinkMonitor::new(m.link.clone(), port, m.bin.span, s.flow.len(), m.capture_packets.unwrap_or(0), ingress));
+        let capture = Capture::new(m.capture_packets.unwrap_or(0), SimTime::ZERO + m.capture_from.map_or(Span::ZERO, |t| t.span));
+        w.monitors.push(LinkMonitor::new(m.link.clone(), port, m.bin.span, s.flow.len(), capture, ingress));
         w.ports[port as usize].monitor = Some(mi);
         if ingress {
             let ch = w.ports[port as usize].channel;

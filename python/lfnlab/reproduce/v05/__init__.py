@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..registry import Experiment
 from .e0_validation import EXPERIMENT as E0
 from .e1_two_cbr import EXPERIMENT as E1
+from .e3_seq_traces import EXPERIMENT as E3
 
 __all__ = ["EXPERIMENTS"]
 
-EXPERIMENTS: list[Experiment] = [E0, E1]
+EXPERIMENTS: list[Experiment] = [E0, E1, E3]
