@@ -28,7 +28,7 @@ def quick_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[P
 
 
 #: Every catalogued experiment, in --list order (chapter 01 first).
-CATALOGUE = ["01.E1", "01.E2", "01.E3", "01.E4", "01.V1", "02.E1", "02.E2", "02.E3", "02.E4", "02.E5", "02.E6", "03.F1", "03.F2", "03.F3", "03.F5", "03.F6", "03.F7", "03.S1", "03.S2", "04.E4.1", "04.E4.2", "04.E4.3", "04.E4.4", "04.E4.5", "04.E4.6", "04.E4.7", "04.E4.8", "05.E5.0", "05.E5.1", "05.E5.3", *IDS]
+CATALOGUE = ["01.E1", "01.E2", "01.E3", "01.E4", "01.V1", "02.E1", "02.E2", "02.E3", "02.E4", "02.E5", "02.E6", "03.F1", "03.F2", "03.F3", "03.F5", "03.F6", "03.F7", "03.S1", "03.S2", "04.E4.1", "04.E4.2", "04.E4.3", "04.E4.4", "04.E4.5", "04.E4.6", "04.E4.7", "04.E4.8", "05.E5.0", "05.E5.1", "05.E5.3", "05.E5.4", *IDS]
 
 
 def test_list_names_every_experiment() -> None:

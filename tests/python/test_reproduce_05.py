@@ -14,8 +14,8 @@ from lfnlab.errors import InvalidInputError
 from lfnlab.reproduce import path05 as p5
 from support import passed_checks, run_cli, run_quick_forms
 
-IDS = ["05.E5.0", "05.E5.1", "05.E5.3"]
-FILES = {"05.E5.0": ["T5.0.csv", "T5.0-cells.csv"], "05.E5.1": ["T5.1.csv", "T5.1-sweeps.csv", "F5.1a.png", "F5.1b.png", "F5.1c.png", "F5.1d.png", "F5.1e.png"], "05.E5.3": ["T5.3.csv", "F5.3a.png", "F5.3b.png"]}
+IDS = ["05.E5.0", "05.E5.1", "05.E5.3", "05.E5.4"]
+FILES = {"05.E5.0": ["T5.0.csv", "T5.0-cells.csv"], "05.E5.1": ["T5.1.csv", "T5.1-sweeps.csv", "F5.1a.png", "F5.1b.png", "F5.1c.png", "F5.1d.png", "F5.1e.png"], "05.E5.3": ["T5.3.csv", "F5.3a.png", "F5.3b.png"], "05.E5.4": ["T5.4.csv", "T5.4-points.csv", "F5.4a.png", "F5.4b.png"]}
 
 Outputs = dict[str, tuple[Path, subprocess.CompletedProcess[str]]]
 
@@ -122,3 +122,16 @@ def test_e53_quick_form_passes_and_logs_every_configuration(quick_outputs: Outpu
         for f in ("f1", "f2"):
             total = sum(int(v) for k, v in r.items() if k.startswith(f"{f}_dseq_"))
             assert total > 0 or float(r[f"{f}_mean_run"]) == 0.0, r["config"]
+
+
+@pytest.mark.engine
+def test_e54_quick_form_fits_every_configuration(quick_outputs: Outputs) -> None:
+    from lfnlab.reproduce.v05 import e4_burst as e4
+
+    d, rows = _passed_with_files("05.E5.4", quick_outputs, "T5.4.csv")
+    assert [r["config"] for r in rows] == list(e4.QUICK.configs)
+    with (d / "T5.4-points.csv").open(encoding="utf-8", newline="") as f:
+        points = list(csv.DictReader(f))
+    assert len(points) == len(e4.QUICK.configs) * len(e4.QUICK.bursts) * e4.QUICK.reps
+    # The CBR flow fills the line: a burst of N frames costs it frames in every configuration.
+    assert all(int(pt["cbr_loss"]) > 0 for pt in points)

@@ -6,7 +6,8 @@ from ..registry import Experiment
 from .e0_validation import EXPERIMENT as E0
 from .e1_two_cbr import EXPERIMENT as E1
 from .e3_seq_traces import EXPERIMENT as E3
+from .e4_burst import EXPERIMENT as E4
 
 __all__ = ["EXPERIMENTS"]
 
-EXPERIMENTS: list[Experiment] = [E0, E1, E3]
+EXPERIMENTS: list[Experiment] = [E0, E1, E3, E4]
