@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import stats05
 
-__all__ = ["CONFIGS_E51_E54", "CONFIGS_E55", "OUTPUT", "Series", "series", "frames_in_window", "run_stats"]
+__all__ = ["CONFIGS_E51_E54", "CONFIGS_E55", "OUTPUT", "Series", "series", "frames_in_window", "levels", "run_stats"]
 
 #: Required in E5.0–E5.4 (spec 05 §2.2 table), in table order.
 CONFIGS_E51_E54 = ("oq_cs", "oq_dt", "iq_fifo", "voq_islip_pi", "voq_islip_gl", "voq_pim_pi", "voq_pim_gl", "voq_exh", "rr_simple")
@@ -49,6 +49,19 @@ def frames_in_window(s: Series, window: slice) -> int:
     return int(s.packets[window].sum())
 
 
+#: Width of an output level, and the share of bins a level must hold to count (B3, CHOICE).
+LEVEL_MBPS = 50.0
+LEVEL_SHARE = 0.05
+
+
+def levels(mbps: np.ndarray) -> int:
+    """How many 50-Mbit/s-wide levels hold at least 5 % of the bins (spec 05 §2.8 B3)."""
+    if mbps.size == 0:
+        return 0
+    counts = np.bincount(np.floor(mbps / LEVEL_MBPS).astype(np.int64))
+    return int(np.sum(counts >= LEVEL_SHARE * mbps.size))
+
+
 def run_stats(flows: pd.DataFrame, offered_mbps: dict[str, float], duration_s: float, window_s: tuple[float, float], bin_s: float) -> dict[str, Any]:
     """spec 05 §2.6 statistics of one run over the measurement window: per flow the 100-ms bin
     statistics, the ratio out/in (frames), the longest starvation and unfair periods (1-ms bins,
@@ -64,7 +77,8 @@ def run_stats(flows: pd.DataFrame, offered_mbps: dict[str, float], duration_s: f
     for f, tc in offered_mbps.items():
         s = got[f]
         sent = series(flows, "ch2->dut" if f == "flow1" else "ch3->dut", f, bin_s, n)
-        stats = stats05.bin_stats(stats05.rebin(s.bytes[w], per100), 0.1)
+        per_100ms = stats05.rebin(s.bytes[w], per100)
+        stats = stats05.bin_stats(per_100ms, 0.1)
         out[f] = {
             "mean_Mbps": stats.mean_mbps,
             "max_Mbps": stats.max_mbps,
@@ -74,6 +88,7 @@ def run_stats(flows: pd.DataFrame, offered_mbps: dict[str, float], duration_s: f
             "starvation_ms": stats05.starvation_period_bins(s.packets[w]) * bin_s * 1e3 if tc > 0 else 0.0,
             "unfair_ms": stats05.unfair_period_bins(s.bytes[w], agg[w], UNFAIR_SHARE) * bin_s * 1e3 if tc >= UNFAIR_OFFER * 1e3 else 0.0,
             "std_1ms_Mbps": float(np.std(s.bytes[w] * 8 / bin_s / 1e6)),
+            "levels": levels(per_100ms * 8 / 0.1 / 1e6),
         }
     out["aggregate_Mbps"] = float(agg[w].sum() * 8 / ((window_s[1] - window_s[0]) * 1e6))
     return out

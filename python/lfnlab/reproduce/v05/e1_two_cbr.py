@@ -22,6 +22,7 @@ from ..outcome import Check, Figure, Outcome, Table
 from ..path05 import LINE_BPS, bench_scenario, wire_bytes
 from ..registry import Experiment
 from ..runner import Job, RunContext
+from . import checklist05
 from .common05 import CONFIGS_E51_E54, OUTPUT, run_stats, series
 
 Pair = tuple[int, int]
@@ -128,6 +129,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
     table = _table(p, kept, main=True)
     sweeps = _table(p, kept, main=False)
     checks = _checks(p, kept, table)
+    behaviours = checklist05.e51_behaviours(table, sweeps, p.configs)
     figures = [_figure(p, kept, pair, letter) for letter, pair in zip("abcd", p.figure_pairs)]
     figures.append(_figure(p, kept, (1000, 1000), "e", l3=46))
     return Outcome(
@@ -139,12 +141,16 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                   "(1-ms bins, longest over the seeds and both flows).", table),
             Table("T5.1-sweeps", "The same for the side runs: forwarding jitter J, B_total of oq_cs, the speedup of voq_islip_gl, "
                   "and 64-byte frames at 1000 + 1000.", sweeps),
+            Table("B-checklist-E5.1", "Which configuration shows which behaviour of spec 05 §2.8 that these runs test (yes/no; "
+                  "— where no run tests it), by the criteria of B-criteria-E5.1.", behaviours),
+            Table("B-criteria-E5.1", "The numeric criterion of each behaviour (CHOICE).", checklist05.criteria_table(list(behaviours.columns[1:]))),
         ],
         figures=figures,
         notes=[
             "Bins are [k·1 ms, (k + 1)·1 ms) of frames whose last bit reached CH0 in them; 100-ms statistics sum 100 of them.",
             "The unfair period counts only flows offering at least 400 Mbit/s (spec 05 §2.6); starvation only flows with load.",
-            "The B1–B11 checklist of spec 05 §2.8 is not judged here yet (issue 8).",
+            "Behaviours no configuration showed here: " + (", ".join(checklist05.nobody(behaviours)) or "none") + ".",
+            "B3 counts the levels of flow 1's 100-ms bins: 50-Mbit/s-wide levels holding at least 5 % of the bins (f1_levels).",
         ],
     )
 
@@ -174,6 +180,7 @@ def _row(p: Params, kept: dict[str, Any], run: Run) -> dict[str, Any]:
         row[f"{tag}_var_Mbps2"] = float(np.mean([x[f]["var_Mbps2"] for x in st]))
         row[f"{tag}_ratio_out_in"] = float(np.mean([x[f]["ratio_out_in"] for x in st]))
         row[f"{tag}_std_1ms_Mbps"] = float(np.mean([x[f]["std_1ms_Mbps"] for x in st]))
+        row[f"{tag}_levels"] = int(np.median([x[f]["levels"] for x in st]))
     row["aggregate_mean_Mbps"] = float(np.mean([x["aggregate_Mbps"] for x in st]))
     row["starvation_ms"] = float(max(x[f]["starvation_ms"] for x in st for f in ("flow1", "flow2")))
     row["unfair_ms"] = float(max(x[f]["unfair_ms"] for x in st for f in ("flow1", "flow2")))

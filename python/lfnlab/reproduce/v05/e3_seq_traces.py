@@ -21,7 +21,7 @@ from ..outcome import Check, Figure, Outcome, Table
 from ..path05 import bench_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
-from . import stats05
+from . import checklist05, stats05
 from .common05 import CONFIGS_E51_E54, OUTPUT
 
 Pair = tuple[int, int]
@@ -64,6 +64,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                     bin_s=0.1, capture_packets=_frames_cap(p), capture_from_s=p.log_s[0])))
     kept = ctx.run(jobs, keep=lambda r: _keep(p, r))
     table = pd.DataFrame([_row(p, kept, c, pair) for c in p.configs for pair in p.cases])
+    behaviours = checklist05.e53_behaviours(table, p.configs)
     checks = [
         Check.equal("runs whose packet conservation holds", sum(k["holds"] for k in kept.values()), len(kept), criterion="= every run"),
         Check.equal("logs that end more than 1 ms before their window does", sum(k["last_t"] < p.log_s[1] - 1e-3 for k in kept.values()), 0,
@@ -78,9 +79,13 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         checks=checks,
         tables=[Table("T5.3", "Per configuration and case: per flow the mean and longest run of consecutive output frames, "
                       f"the Δseq histogram (1 … {MAX_GAP}, > {MAX_GAP}) and the loss bursts (count, mean and longest), over "
-                      f"the log window {p.log_s[0]:g}–{p.log_s[1]:g} s of every seed.", table)],
+                      f"the log window {p.log_s[0]:g}–{p.log_s[1]:g} s of every seed.", table),
+                Table("B-checklist-E5.3", "Which configuration shows B7 (either form) and B8 of spec 05 §2.8, by the criteria of "
+                      "B-criteria-E5.3.", behaviours),
+                Table("B-criteria-E5.3", "The numeric criterion of each behaviour (CHOICE).", checklist05.criteria_table(list(behaviours.columns[1:])))],
         figures=[_figure(p, kept, (1000, 1000), p.excerpt_fast_s, "a"), _figure(p, kept, (400, 400), p.excerpt_slow_s, "b")],
-        notes=[f"CHOICE: the sequence log covers {p.log_s[1] - p.log_s[0]:g} s of each run ({p.log_s[0]:g}–{p.log_s[1]:g} s), "
+        notes=["Behaviours no configuration showed here: " + (", ".join(checklist05.nobody(behaviours)) or "none") + ".",
+               f"CHOICE: the sequence log covers {p.log_s[1] - p.log_s[0]:g} s of each run ({p.log_s[0]:g}–{p.log_s[1]:g} s), "
                "which bounds the raw packets.parquet of each run."],
     )
 

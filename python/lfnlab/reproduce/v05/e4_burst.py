@@ -21,7 +21,7 @@ from ..outcome import Check, Figure, Outcome, Table
 from ..path05 import bench_scenario, phase_ns
 from ..registry import Experiment
 from ..runner import Job, RunContext
-from . import stats05
+from . import checklist05, stats05
 from .common05 import CONFIGS_E51_E54, OUTPUT, series
 
 
@@ -57,6 +57,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
     kept = ctx.run(jobs, keep=lambda res: _keep(p, res))
     points = pd.DataFrame([{"config": c, "N": n, "rep": r, **kept[_label(c, n, r)]} for c in p.configs for n in p.bursts for r in range(1, p.reps + 1)])
     fits = pd.DataFrame([_fit(points[points["config"] == c], c) for c in p.configs])
+    behaviours = checklist05.e54_behaviours(fits)
     # The burst's own frames: N sent in every run (the source stops within the N-th period).
     sent_ok = int((points["burst_sent"] != points["N"]).sum())
     checks = [
@@ -75,6 +76,9 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                   "standard deviation of the residuals (regularity) and their ratio to the mean loss.", fits),
             Table("T5.4-points", "Every run: N, repetition, CBR frames sent and received in the window, the CBR loss, the switch's "
                   "CBR drops, burst frames sent and delivered.", points.drop(columns=["holds"])),
+            Table("B-checklist-E5.4", "Which configuration shows B9 of spec 05 §2.8 in its regular or its noisy form, by the "
+                  "criteria of B-criteria-E5.4.", behaviours),
+            Table("B-criteria-E5.4", "The numeric criterion of each behaviour (CHOICE).", checklist05.criteria_table(["B9r", "B9n"])),
         ],
         figures=[_figure(p, points, "cbr_loss", "a", "CBR frames lost"), _figure(p, points, "burst_fraction", "b", "fraction of the burst delivered")],
         notes=["With the CBR flow exactly at line rate, a queue that a burst leaves behind never drains: its CBR frames are "
