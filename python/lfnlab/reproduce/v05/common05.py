@@ -3,15 +3,17 @@ read from a run's flows table, and the per-run statistics of spec 05 §2.6."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..figures import finish_axes, new_figure
 from . import stats05
 
-__all__ = ["CONFIGS_E51_E54", "CONFIGS_E55", "OUTPUT", "Series", "series", "frames_in_window", "levels", "run_stats"]
+__all__ = ["CONFIGS_E51_E54", "CONFIGS_E55", "OUTPUT", "Series", "series", "frames_in_window", "levels", "run_stats", "config_panels"]
 
 #: Required in E5.0–E5.4 (spec 05 §2.2 table), in table order.
 CONFIGS_E51_E54 = ("oq_cs", "oq_dt", "iq_fifo", "voq_islip_pi", "voq_islip_gl", "voq_pim_pi", "voq_pim_gl", "voq_exh", "rr_simple")
@@ -92,3 +94,16 @@ def run_stats(flows: pd.DataFrame, offered_mbps: dict[str, float], duration_s: f
         }
     out["aggregate_Mbps"] = float(agg[w].sum() * 8 / ((window_s[1] - window_s[0]) * 1e6))
     return out
+
+
+def config_panels(configs: Sequence[str], panel_height: float, draw: Callable[[Any, str], None], xlabel: str, title: str) -> Any:
+    """One stacked panel per configuration (spec 05 §3: every figure for each configuration):
+    ``draw(ax, config)`` fills each; returns the matplotlib figure."""
+    fig, axes = new_figure(len(configs), 1, width=8.0, height=panel_height * len(configs) + 0.8, sharex=True)
+    for ax, c in zip(axes, configs):
+        draw(ax, c)
+        ax.set_ylabel(c, fontsize="small")
+        finish_axes(ax)
+    axes[-1].set_xlabel(xlabel)
+    fig.suptitle(title, fontsize="medium")
+    return fig

@@ -17,13 +17,12 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
 from ..path05 import LINE_BPS, bench_scenario, wire_bytes
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from . import checklist05
-from .common05 import CONFIGS_E51_E54, OUTPUT, run_stats, series
+from .common05 import CONFIGS_E51_E54, OUTPUT, config_panels, run_stats, series
 
 Pair = tuple[int, int]
 
@@ -222,19 +221,17 @@ def _checks(p: Params, kept: dict[str, Any], table: pd.DataFrame) -> list[Check]
 
 
 def _figure(p: Params, kept: dict[str, Any], pair: Pair, letter: str, l3: int = 1500) -> Figure:
-    configs = p.configs
-    fig, axes = new_figure(len(configs), 1, width=8.0, height=1.3 * len(configs) + 0.8, sharex=True)
     t = p.excerpt_s[0] + p.bin_s * np.arange(int(round((p.excerpt_s[1] - p.excerpt_s[0]) / p.bin_s)))
-    for ax, c in zip(axes, configs):
+
+    def draw(ax: Any, c: str) -> None:
         k = kept[Run(c, pair, l3=l3).label(1)]
         ax.plot(t, k["excerpt_Mbps"], lw=0.6, color="C0", label="flow 1")
         ax.plot(t, k["excerpt_agg_Mbps"], lw=0.6, color="gray", alpha=0.7, label="aggregate")
         ax.set_ylim(0, 1050)
-        ax.set_ylabel(c, fontsize="small")
-        finish_axes(ax)
-    axes[-1].set_xlabel("time (s)")
+
     what = "64-byte frames" if l3 != 1500 else "1500-byte packets"
-    fig.suptitle(f"05.E5.1 F5.1{letter}: flow-1 output in 1-ms bins (Mbit/s), {pair[0]} + {pair[1]} Mbit/s, {what}, seed 1", fontsize="medium")
+    fig = config_panels(p.configs, 1.3, draw, "time (s)",
+                        f"05.E5.1 F5.1{letter}: flow-1 output in 1-ms bins (Mbit/s), {pair[0]} + {pair[1]} Mbit/s, {what}, seed 1")
     return Figure(f"F5.1{letter}", f"Flow 1's output (blue) and the aggregate (gray) in 1-ms bins over {p.excerpt_s[0]:g}–"
                   f"{p.excerpt_s[1]:g} s at {pair[0]} + {pair[1]} Mbit/s ({what}), one panel per configuration.", fig)
 

@@ -16,13 +16,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
 from ..path05 import bench_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from . import checklist05, stats05
-from .common05 import CONFIGS_E51_E54, OUTPUT
+from .common05 import CONFIGS_E51_E54, OUTPUT, config_panels
 
 Pair = tuple[int, int]
 #: Δseq histogram buckets of T5.3: 1 … MAX_GAP and "> MAX_GAP".
@@ -127,18 +126,17 @@ def _row(p: Params, kept: dict[str, Any], config: str, pair: Pair) -> dict[str, 
 
 
 def _figure(p: Params, kept: dict[str, Any], pair: Pair, span_s: float, letter: str) -> Figure:
-    fig, axes = new_figure(len(p.configs), 1, width=8.0, height=1.2 * len(p.configs) + 0.8, sharex=True)
     t0 = p.log_s[0]
-    for ax, c in zip(axes, p.configs):
+
+    def draw(ax: Any, c: str) -> None:
         k = kept[_label(c, pair, 1)]
         sel = k["t"] < t0 + span_s
         for f, color in ((1, "C0"), (2, "C3")):
             m = sel & (k["flow"] == f)
             ax.vlines((k["t"][m] - t0) * 1e3, 0, k["seq"][m], color=color, lw=0.4, label=f"flow {f}")
-        ax.set_ylabel(c, fontsize="small")
-        finish_axes(ax)
-    axes[-1].set_xlabel(f"time after {t0:g} s (ms)")
-    fig.suptitle(f"05.E5.3 F5.3{letter}: sequence number vs observation time, {pair[0]} + {pair[1]} Mbit/s, seed 1", fontsize="medium")
+
+    fig = config_panels(p.configs, 1.2, draw, f"time after {t0:g} s (ms)",
+                        f"05.E5.3 F5.3{letter}: sequence number vs observation time, {pair[0]} + {pair[1]} Mbit/s, seed 1")
     return Figure(f"F5.3{letter}", f"Impulse plot of each forwarded frame's sequence number at its observation time at CH0, over "
                   f"{span_s * 1e3:g} ms at {pair[0]} + {pair[1]} Mbit/s; flow 1 blue, flow 2 red; one panel per configuration.", fig)
 
