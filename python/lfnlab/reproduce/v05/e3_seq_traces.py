@@ -131,14 +131,21 @@ def _figure(p: Params, kept: dict[str, Any], pair: Pair, span_s: float, letter: 
     def draw(ax: Any, c: str) -> None:
         k = kept[_label(c, pair, 1)]
         sel = k["t"] < t0 + span_s
-        for f, color in ((1, "C0"), (2, "C3")):
+        for f, color, sign in ((1, "C0", 1), (2, "C3", -1)):
             m = sel & (k["flow"] == f)
-            ax.vlines((k["t"][m] - t0) * 1e3, 0, k["seq"][m], color=color, lw=0.4, label=f"flow {f}")
+            if m.any():
+                # Frames forwarded since the log began, flow 2 mirrored below the axis: a flow
+                # that is served climbs, a starved one stays flat.
+                rel = k["seq"][m] - k["seq"][m][0]
+                ax.plot((k["t"][m] - t0) * 1e3, sign * rel, ".", ms=1.2, color=color, label=f"flow {f}")
+        ax.axhline(0, color="gray", lw=0.5)
 
     fig = config_panels(p.configs, 1.2, draw, f"time after {t0:g} s (ms)",
-                        f"05.E5.3 F5.3{letter}: sequence number vs observation time, {pair[0]} + {pair[1]} Mbit/s, seed 1")
-    return Figure(f"F5.3{letter}", f"Impulse plot of each forwarded frame's sequence number at its observation time at CH0, over "
-                  f"{span_s * 1e3:g} ms at {pair[0]} + {pair[1]} Mbit/s; flow 1 blue, flow 2 red; one panel per configuration.", fig)
+                        f"05.E5.3 F5.3{letter}: sequence number vs observation time (flow 2 mirrored), {pair[0]} + {pair[1]} Mbit/s, seed 1")
+    return Figure(f"F5.3{letter}", f"Each forwarded frame's sequence number (relative to the flow's first in the log) at its "
+                  f"observation time at CH0, over {span_s * 1e3:g} ms at {pair[0]} + {pair[1]} Mbit/s; flow 1 blue above the axis, "
+                  "flow 2 red mirrored below it; one panel per configuration. A flat stretch is a flow that gets nothing "
+                  "through; gaps in Δseq show as steeper steps.", fig)
 
 
 EXPERIMENT = Experiment(
