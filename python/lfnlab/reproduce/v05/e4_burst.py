@@ -118,6 +118,7 @@ def _figure(p: Params, points: pd.DataFrame, column: str, letter: str, what: str
         ax.plot(m.index, m.to_numpy(), "-", lw=0.8, color="C3", label="mean")
         ax.set_title(c, fontsize="small")
         ax.set_xscale("symlog", linthresh=1000)
+        ax.set_ylim(bottom=0, top=1.05 if column == "burst_fraction" else None)
         finish_axes(ax)
     for ax in axes[6:]:
         ax.set_xlabel("burst length N (frames)")
