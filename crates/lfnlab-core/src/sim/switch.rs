@@ -5,6 +5,8 @@
 //! eligible (the next frame on an input link, or one that would start on it
 //! now), so it never has to undo work. Frames the core starts on an output go
 //! onto that link with the core's own serialization time (its clock, §2.4).
+//! The switch wakes itself for a computed departure, or at the time of its
+//! next internal work when no arriving frame will run it before then.
 
 use super::world::World;
 use crate::engine::event_queue::Event;
@@ -29,7 +31,8 @@ pub struct SwitchRuntime {
     /// Channels into the switch, each with the least time from a frame's first
     /// bit leaving the far end to its last bit arriving here.
     pub inputs: Vec<(u32, Span)>,
-    /// `L_fwd` plus the least of those times: how far ahead of now the core may run.
+    /// `L_fwd` plus the least of those times: how far ahead of now the core may run
+    /// at least.
     pub lookahead: Span,
     pub wake_at: Option<SimTime>,
     /// Frames refused by admission, per flow.
@@ -117,8 +120,13 @@ impl World {
         let mut wake = rt.core.next_departure().unwrap_or(SimTime::NEVER);
         let t = rt.core.next_time();
         if t != SimTime::NEVER {
-            // At a wake w the core may run to w + lookahead: wake just early enough.
-            wake = wake.min(SimTime((t.0 + 1).saturating_sub(rt.lookahead.ps())));
+            // Work the core holds can start nothing on a line before t, and at a wake at t
+            // the core may run to t + lookahead. A frame on an input link that arrives
+            // before t runs the core itself, so then no wake is needed.
+            let arrival_first = rt.inputs.iter().any(|&(c, _)| self.channels[c as usize].head_arrival().is_some_and(|h| h < t));
+            if !arrival_first {
+                wake = wake.min(t);
+            }
         }
         // A wake at or before now is not needed: a frame already on an input
         // link arrives first and runs the core again.
