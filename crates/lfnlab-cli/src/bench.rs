@@ -44,6 +44,39 @@ pub enum Workload {
     Bulk(Bulk),
     Web(Web),
     TenGig(TenGig),
+    Switch(SwitchBench),
+}
+
+/// The spec 05 bench: two CBR generators into one output of a switch, 1500-byte
+/// packets, the monitor at the output in 1-ms bins (one 05.E5.2 grid point).
+pub struct SwitchBench {
+    pub duration: &'static str,
+    /// A named configuration of spec 05 §2.2.
+    pub config: &'static str,
+    pub tc1: &'static str,
+    pub tc2: &'static str,
+}
+
+impl SwitchBench {
+    fn body(&self) -> String {
+        let host = |name: &str| format!("[[node]]\nname = \"{name}\"\nkind = \"host\"\n");
+        let link = |a: &str, b: &str| format!("[[link]]\nfrom = \"{a}\"\nto = \"{b}\"\nrate = \"1Gbps\"\ndelay = \"0ns\"\n");
+        let flow = |name: &str, from: &str, rate: &str, start: &str| {
+            format!("[[flow]]\nname = \"{name}\"\nkind = \"udp_cbr\"\nfrom = \"{from}\"\nto = \"ch0\"\nrate = \"{rate}\"\nsize = 1500\nstart = \"{start}\"\n")
+        };
+        format!(
+            "{}{}[[node]]\nname = \"dut\"\nkind = \"switch\"\nswitch = {{ config = \"{}\" }}\n{}{}{}{}{}{}[[monitor]]\nlink = \"dut->ch0\"\nbin = \"1ms\"\npoint = \"ingress\"\n",
+            host("ch2"),
+            host("ch3"),
+            self.config,
+            host("ch0"),
+            link("ch2", "dut"),
+            link("ch3", "dut"),
+            link("dut", "ch0"),
+            flow("flow1", "ch2", self.tc1, "0ns"),
+            flow("flow2", "ch3", self.tc2, "5us"),
+        )
+    }
 }
 
 /// Topology T4-P of spec 04 §2.11 (passthrough edges): hosts with the spec 04
@@ -123,6 +156,7 @@ impl BenchScenario {
             Workload::Bulk(b) => (b.duration, b.body()),
             Workload::Web(w) => (w.duration, w.body()),
             Workload::TenGig(t) => (t.duration, t.body()),
+            Workload::Switch(w) => (w.duration, w.body()),
         };
         format!(
             r#"
@@ -249,7 +283,7 @@ rcvbuf = "{bufs}"
 }
 
 /// The benchmark catalogue, in the order `lfnlab bench` runs it.
-pub const SCENARIOS: [BenchScenario; 7] = [
+pub const SCENARIOS: [BenchScenario; 9] = [
     // BDP = 25 MB, socket buffers 4·BDP = 100 MB.
     BenchScenario {
         name: "1g-200ms-16MiB",
@@ -307,6 +341,18 @@ pub const SCENARIOS: [BenchScenario; 7] = [
         name: "e41-400ms-3bdp",
         about: "04.E4.1 point: T4-P, 10g_lan hosts with PCI-X bus and PAUSE, BIC, IPv6 MTU 9198, RTT 400 ms, B = 3·BDP, 120 s",
         workload: Workload::TenGig(TenGig { duration: "120s", one_way: "200ms", bufs: "1251MB" }),
+    },
+    // spec 05 E5.2: one grid point at 1000 + 1000 (the heaviest), 12 s, in a
+    // frame-level switch and in a cell-level crossbar (24 fabric slots a frame).
+    BenchScenario {
+        name: "e52-1000-1000-oq",
+        about: "05.E5.2 point: two CBR flows at 1000 Mbit/s into one output of oq_cs (output-queued shared memory), 12 s",
+        workload: Workload::Switch(SwitchBench { duration: "12s", config: "oq_cs", tc1: "1000Mbps", tc2: "1000Mbps" }),
+    },
+    BenchScenario {
+        name: "e52-1000-1000-voq",
+        about: "05.E5.2 point: two CBR flows at 1000 Mbit/s into one output of voq_islip_gl (VOQ, iSLIP, 64-byte cells), 12 s",
+        workload: Workload::Switch(SwitchBench { duration: "12s", config: "voq_islip_gl", tc1: "1000Mbps", tc2: "1000Mbps" }),
     },
 ];
 
@@ -496,6 +542,17 @@ mod tests {
             let four_bdp = 4 * rate_bps / 8 * rtt_ms / 1000;
             assert_eq!(flow.sndbuf.unwrap().bytes, four_bdp);
             assert_eq!(flow.rcvbuf.unwrap().bytes, four_bdp);
+        }
+    }
+
+    #[test]
+    fn switch_scenarios_are_the_spec_05_bench() {
+        for name in ["e52-1000-1000-oq", "e52-1000-1000-voq"] {
+            let b = select(&[name.to_string()]).unwrap()[0];
+            let s = scenario::load_str(&b.toml(), b.name, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(s.node[2].kind, lfnlab_core::scenario::model::NodeKind::Switch);
+            assert_eq!(s.flow.len(), 2);
+            assert!(s.flow.iter().all(|f| f.rate.unwrap().bps == 1_000_000_000));
         }
     }
 
