@@ -6,7 +6,8 @@ bit reaches CH0, in L2 bytes, in 1-ms bins. Per run it gives per flow the 100-ms
 statistics (the source's Table I layout), the ratio out/in in frames, and the longest
 starvation and unfair periods of spec 05 §2.6, over the window [0.5, 11.5] s. Side sweeps:
 the forwarding jitter J for (1000, 1000) and (900, 900); B_total of `oq_cs` (spec 05 §5);
-the fabric speedup of `voq_islip_gl`; one run of 64-byte frames at 1000 + 1000.
+the fabric speedup of `voq_islip_gl`; B_sub of `rr_simple` (spec 05 §5); one run of 64-byte
+frames at 1000 + 1000.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class Params:
     memory_pairs: tuple[Pair, ...] = field(metadata={"label": "B_total sweep (oq_cs) at", "unit": "Mbit/s"})
     memories_mib: tuple[int, ...] = field(metadata={"label": "B_total of oq_cs (beside 4)", "unit": "MiB"})
     speedups: tuple[float, ...] = field(metadata={"label": "speedup of voq_islip_gl at 1000 + 1000 (beside 1)"})
+    sub_pairs: tuple[Pair, ...] = field(metadata={"label": "B_sub sweep (rr_simple) at", "unit": "Mbit/s"})
+    subs_kib: tuple[int, ...] = field(metadata={"label": "B_sub of rr_simple (beside 16)", "unit": "KiB"})
     excerpt_s: tuple[float, float] = field(metadata={"label": "figure excerpt", "unit": "s"})
     figure_pairs: tuple[Pair, ...] = field(default=((1000, 1000), (900, 900), (1000, 800), (900, 800)), metadata={"label": "F5.1a–d pairs", "unit": "Mbit/s"})
     bin_s: float = field(default=0.001, metadata={"label": "bin", "unit": "s"})
@@ -51,12 +54,12 @@ PAIRS: tuple[Pair, ...] = (
 FULL = Params(
     configs=CONFIGS_E51_E54, pairs=PAIRS, duration_s=12.0, window_s=(0.5, 11.5), seeds=3,
     jitter_pairs=((1000, 1000), (900, 900)), jitters_ns=(100, 1000), memory_pairs=((1000, 1000), (900, 900)),
-    memories_mib=(1, 16, 64), speedups=(1.25, 2.0), excerpt_s=(1.0, 3.0),
+    memories_mib=(1, 16, 64), speedups=(1.25, 2.0), sub_pairs=((1000, 1000), (900, 900)), subs_kib=(8, 32), excerpt_s=(1.0, 3.0),
 )
 QUICK = Params(
     configs=CONFIGS_E51_E54, pairs=((1000, 1000), (900, 900), (1000, 800), (900, 800), (400, 400)), duration_s=1.2,
     window_s=(0.1, 1.1), seeds=1, jitter_pairs=((1000, 1000),), jitters_ns=(1000,), memory_pairs=(), memories_mib=(),
-    speedups=(), excerpt_s=(0.1, 1.1),
+    speedups=(), sub_pairs=(), subs_kib=(), excerpt_s=(0.1, 1.1),
 )
 
 
@@ -68,6 +71,7 @@ class Run:
     l3: int = 1500
     memory_mib: Optional[int] = None
     speedup: Optional[float] = None
+    sub_kib: Optional[int] = None
 
     @property
     def variant(self) -> str:
@@ -80,6 +84,8 @@ class Run:
             parts.append(f"B_total {self.memory_mib} MiB")
         if self.speedup is not None:
             parts.append(f"s {self.speedup:g}")
+        if self.sub_kib is not None:
+            parts.append(f"B_sub {self.sub_kib} KiB")
         return ", ".join(parts) or "main"
 
     def label(self, seed: int) -> str:
@@ -88,6 +94,7 @@ class Run:
         k += f"-l{self.l3}" if self.l3 != 1500 else ""
         k += f"-m{self.memory_mib}" if self.memory_mib is not None else ""
         k += f"-sp{round(self.speedup * 100)}" if self.speedup is not None else ""
+        k += f"-b{self.sub_kib}" if self.sub_kib is not None else ""
         return f"{k}-s{seed:02d}"
 
     def switch_keys(self) -> dict[str, Any]:
@@ -98,6 +105,8 @@ class Run:
             keys["memory"] = f"{self.memory_mib}MiB"
         if self.speedup is not None:
             keys["speedup"] = self.speedup
+        if self.sub_kib is not None:
+            keys["queue_limit"] = f"{self.sub_kib}KiB"
         return keys
 
 
@@ -107,6 +116,7 @@ def runs(p: Params) -> list[Run]:
     out += [Run(c, (1000, 1000), l3=46) for c in p.configs]
     out += [Run("oq_cs", pair, memory_mib=m) for pair in p.memory_pairs for m in p.memories_mib]
     out += [Run("voq_islip_gl", (1000, 1000), speedup=s) for s in p.speedups]
+    out += [Run("rr_simple", pair, sub_kib=b) for pair in p.sub_pairs for b in p.subs_kib]
     return out
 
 
@@ -139,7 +149,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                   "extremes), the ratio out/in in frames, the aggregate's mean, and the longest starvation and unfair periods "
                   "(1-ms bins, longest over the seeds and both flows).", table),
             Table("T5.1-sweeps", "The same for the side runs: forwarding jitter J, B_total of oq_cs, the speedup of voq_islip_gl, "
-                  "and 64-byte frames at 1000 + 1000.", sweeps),
+                  "B_sub of rr_simple, and 64-byte frames at 1000 + 1000.", sweeps),
             Table("B-checklist-E5.1", "Which configuration shows which behaviour of spec 05 §2.8 that these runs test (yes/no; "
                   "— where no run tests it), by the criteria of B-criteria-E5.1.", behaviours),
             Table("B-criteria-E5.1", "The numeric criterion of each behaviour (CHOICE).", checklist05.criteria_table(list(behaviours.columns[1:]))),
