@@ -16,7 +16,7 @@ import numpy as np
 
 from ..scenario import Scenario
 
-__all__ = ["LINE_BPS", "frame_time_s", "period_s", "phase_ns", "bench_dict", "bench_scenario", "wire_bytes"]
+__all__ = ["LINE_BPS", "l2_line_mbps", "frame_time_s", "period_s", "phase_ns", "bench_dict", "bench_scenario", "wire_bytes"]
 
 #: R_line (spec 05 §2.1).
 LINE_BPS = 1e9
@@ -31,6 +31,12 @@ GEN_CLOCK_PPM = 1.0
 def wire_bytes(l3_bytes: int) -> int:
     """W = max(L3 + 18, 64) + 20 (spec 05 §2.1)."""
     return max(l3_bytes + L2_OVERHEAD_BYTES, 64) + FRAMING_BYTES
+
+
+def l2_line_mbps(l3_bytes: int) -> float:
+    """A saturated output's rate in L2 bytes: R_line·L2/W (987.0 Mbit/s for 1500-byte packets)."""
+    w = wire_bytes(l3_bytes)
+    return LINE_BPS * (w - FRAMING_BYTES) / w / 1e6
 
 
 def frame_time_s(l3_bytes: int) -> float:

@@ -27,7 +27,6 @@ use crate::host::nic::HostNic;
 use super::nic::PortFc;
 use super::switch::SwitchRuntime;
 use super::switch_fc::IngressFc;
-use crate::net::switch::SwitchCore;
 use crate::quickstart::router::QsRouter;
 use crate::host::tcp::socket::QsConn;
 use crate::apps::request_response::RequestResponse;
@@ -52,16 +51,6 @@ fn fifo_for(q: Option<&QueueSpec>) -> Fifo {
         Some(q) => Fifo::new(q.limit.map(|b| b.bytes), q.limit_packets),
         None => Fifo::new(None, None),
     }
-}
-
-/// A switch runtime with its configuration; its core and ports are set once
-/// the node's ports are known.
-fn placeholder_switch(i: usize, nd: &scenario::model::NodeSpec, seed: u64) -> Result<SwitchRuntime, Error> {
-    let cfg = scenario::switch_config(nd).ok_or_else(|| Error::Runtime(format!("scenario is not resolved: node[{i}].switch")))?;
-    let rates = vec![1_000_000_000; cfg.ports as usize];
-    let core = SwitchCore::new(&cfg, &rates, seed, "placeholder");
-    let name = nd.switch.as_ref().and_then(|sw| sw.config.clone()).unwrap_or_default();
-    Ok(SwitchRuntime::new(i as NodeId, nd.name.clone(), cfg, name, core, Vec::new(), Vec::new(), 0))
 }
 
 fn ip_header_bytes(v: Option<u8>) -> u32 {
@@ -207,6 +196,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
     w.channels = channels;
     w.losses = losses;
     w.node_names = s.node.iter().map(|nd| nd.name.clone()).collect();
+    let mut switch_nodes: Vec<usize> = Vec::new();
     for (i, nd) in s.node.iter().enumerate() {
         if nd.kind == NodeKind::Host {
             let port = host_port[i].ok_or_else(|| bad(format!("host {} has no link", nd.name)))?;
@@ -222,9 +212,9 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None, nic, cpu });
             w.nodes.push(NodeRole::Host(h));
         } else if nd.kind == NodeKind::Switch {
-            w.nodes.push(NodeRole::Switch(w.switches.len() as u32));
-            // Filled in below, once the node's ports are known.
-            w.switches.push(placeholder_switch(i, nd, seed)?);
+            // Built below, once the node's ports are known.
+            w.nodes.push(NodeRole::Switch(switch_nodes.len() as u32));
+            switch_nodes.push(i);
         } else {
             w.nodes.push(NodeRole::Forwarder);
         }
@@ -235,11 +225,12 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
     for (pi, p) in port_specs.iter().enumerate() {
         node_ports[p.node as usize].push(pi as u32);
     }
-    w.ingress_index = w
-        .reverse_port
+    w.port_local = port_specs
         .iter()
-        .map(|&rp| port_specs.get(rp as usize).map_or(0, |p| node_ports[p.node as usize].iter().position(|&q| q == rp).unwrap_or(0).min(u8::MAX as usize) as u8))
+        .enumerate()
+        .map(|(pi, p)| node_ports[p.node as usize].iter().position(|&q| q == pi as u32).unwrap_or(0).min(u8::MAX as usize) as u8)
         .collect();
+    w.ingress_index = w.reverse_port.iter().map(|&rp| w.port_local.get(rp as usize).copied().unwrap_or(0)).collect();
     w.ingress_fc = s
         .node
         .iter()
@@ -254,24 +245,9 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
     if let Some(i) = (0..n).find(|&i| w.ingress_fc[i].is_some() && node_ports[i].len() > u8::MAX as usize + 1) {
         return Err(bad(format!("node {} generates PAUSE per ingress port but has more than 256 ports", s.node[i].name)));
     }
-    w.port_local = port_specs.iter().enumerate().map(|(pi, p)| node_ports[p.node as usize].iter().position(|&q| q == pi as u32).unwrap_or(0) as u8).collect();
-    for rt in w.switches.iter_mut() {
-        let node = rt.node as usize;
-        let ports = node_ports[node].clone();
-        // Every port of the switch at the switch's clock; ports without a link idle.
-        let mut rates: Vec<u64> = ports.iter().map(|&p| port_specs[p as usize].rate_bps).collect();
-        let fill = rates.iter().copied().max().unwrap_or(1_000_000_000);
-        rates.resize(rt.config.ports as usize, fill);
-        let inputs = ports
-            .iter()
-            .map(|&p| {
-                let c = port_specs[p as usize].channel ^ 1;
-                let ch = &w.channels[c as usize];
-                (c, SwitchRuntime::least_flight(ch.rate_bps, ch.delay))
-            })
-            .collect();
-        let core = SwitchCore::new(&rt.config, &rates, seed, &format!("node[{node}].switch"));
-        *rt = SwitchRuntime::new(rt.node, rt.name.clone(), rt.config.clone(), rt.config_name.clone(), core, ports, inputs, s.flow.len());
+    for &i in &switch_nodes {
+        let cfg = scenario::switch_config(&s.node[i]).ok_or_else(|| bad(format!("node[{i}].switch")))?;
+        w.switches.push(SwitchRuntime::build(i, &s.node[i], cfg, &node_ports[i], &port_specs, &w.channels, seed, s.flow.len()));
     }
     w.ports = port_specs;
     let host_of = |node: usize, w: &World| match w.nodes[node] {

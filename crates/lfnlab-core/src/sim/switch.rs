@@ -8,7 +8,9 @@
 //! The switch wakes itself for a computed departure, or at the time of its
 //! next internal work when no arriving frame will run it before then.
 
-use super::world::World;
+use super::world::{Port, World};
+use crate::net::channel::Channel;
+use crate::scenario::model::NodeSpec;
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
 use crate::net::packet::{NodeId, Packet};
@@ -31,26 +33,42 @@ pub struct SwitchRuntime {
     /// Channels into the switch, each with the least time from a frame's first
     /// bit leaving the far end to its last bit arriving here.
     pub inputs: Vec<(u32, Span)>,
-    /// `L_fwd` plus the least of those times: how far ahead of now the core may run
-    /// at least.
-    pub lookahead: Span,
     pub wake_at: Option<SimTime>,
     /// Frames refused by admission, per flow.
     pub dropped_by_flow: Vec<u64>,
 }
 
 impl SwitchRuntime {
+    /// The switch of node `i` with its ports `ports` (world port indices, in
+    /// the node's port order): every port runs at its link's rate and ports
+    /// without a link at the fastest one (they idle).
     #[allow(clippy::too_many_arguments)]
-    pub fn new(node: NodeId, name: String, config: SwitchConfig, config_name: String, core: SwitchCore<Packet>, ports: Vec<u32>, inputs: Vec<(u32, Span)>, n_flows: usize) -> SwitchRuntime {
-        let least = inputs.iter().map(|(_, s)| *s).min().unwrap_or(Span::ZERO);
-        let lookahead = Span(config.lookup.ps() + least.ps());
-        SwitchRuntime { node, name, config, config_name, core, ports, inputs, lookahead, wake_at: None, dropped_by_flow: vec![0; n_flows] }
-    }
-
-    /// The least flight time of channel `rate_bps`/`delay`: a minimum frame's
-    /// serialization plus the propagation delay.
-    pub fn least_flight(rate_bps: u64, delay: Span) -> Span {
-        Span(Span::serialization(MIN_FRAME_BYTES, rate_bps).ps() + delay.ps())
+    pub fn build(i: usize, nd: &NodeSpec, config: SwitchConfig, ports: &[u32], all_ports: &[Port], channels: &[Channel], seed: u64, n_flows: usize) -> SwitchRuntime {
+        let mut rates: Vec<u64> = ports.iter().map(|&p| all_ports[p as usize].rate_bps).collect();
+        let fastest = rates.iter().copied().max().unwrap_or(1_000_000_000);
+        rates.resize(config.ports as usize, fastest);
+        // The reverse channel of each egress brings frames in.
+        let inputs = ports
+            .iter()
+            .map(|&p| {
+                let c = all_ports[p as usize].channel ^ 1;
+                let ch = &channels[c as usize];
+                (c, Span(Span::serialization(MIN_FRAME_BYTES, ch.rate_bps).ps() + ch.delay.ps()))
+            })
+            .collect();
+        let core = SwitchCore::new(&config, &rates, seed, &format!("node[{i}].switch"));
+        let config_name = nd.switch.as_ref().and_then(|sw| sw.config.clone()).unwrap_or_default();
+        SwitchRuntime {
+            node: i as NodeId,
+            name: nd.name.clone(),
+            config,
+            config_name,
+            core,
+            ports: ports.to_vec(),
+            inputs,
+            wake_at: None,
+            dropped_by_flow: vec![0; n_flows],
+        }
     }
 }
 
@@ -87,15 +105,14 @@ impl World {
     fn switch_service(&mut self, s: u32) {
         let now = self.now;
         let rt = &mut self.switches[s as usize];
-        let safe = rt
-            .inputs
-            .iter()
-            .map(|&(c, least)| {
-                let next = now + least;
-                self.channels[c as usize].head_arrival().map_or(next, |h| h.min(next))
-            })
-            .min()
-            .unwrap_or(SimTime::NEVER);
+        // The earliest time a frame not yet received could arrive, and the
+        // earliest frame already on an input link.
+        let (mut safe, mut first_head) = (SimTime::NEVER, SimTime::NEVER);
+        for &(c, least) in &rt.inputs {
+            let head = self.channels[c as usize].head_arrival().unwrap_or(SimTime::NEVER);
+            safe = safe.min(head.min(now + least));
+            first_head = first_head.min(head);
+        }
         let until = if safe == SimTime::NEVER { safe } else { safe + rt.config.lookup };
         rt.core.advance(until);
         for r in rt.core.take_refused() {
@@ -119,14 +136,11 @@ impl World {
         let rt = &mut self.switches[s as usize];
         let mut wake = rt.core.next_departure().unwrap_or(SimTime::NEVER);
         let t = rt.core.next_time();
-        if t != SimTime::NEVER {
-            // Work the core holds can start nothing on a line before t, and at a wake at t
-            // the core may run to t + lookahead. A frame on an input link that arrives
-            // before t runs the core itself, so then no wake is needed.
-            let arrival_first = rt.inputs.iter().any(|&(c, _)| self.channels[c as usize].head_arrival().is_some_and(|h| h < t));
-            if !arrival_first {
-                wake = wake.min(t);
-            }
+        // Work the core holds can start nothing on a line before t, and at a wake
+        // at t the core runs past t. A frame on an input link that arrives before t
+        // runs the core itself, so then no wake is needed.
+        if t != SimTime::NEVER && first_head >= t {
+            wake = wake.min(t);
         }
         // A wake at or before now is not needed: a frame already on an input
         // link arrives first and runs the core again.

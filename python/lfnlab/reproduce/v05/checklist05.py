@@ -12,7 +12,7 @@ from typing import Callable, Optional
 
 import pandas as pd
 
-from ..path05 import LINE_BPS, wire_bytes
+from ..path05 import l2_line_mbps
 
 __all__ = ["CRITERIA", "judge", "e51_behaviours", "e53_behaviours", "e54_behaviours", "criteria_table"]
 
@@ -41,11 +41,6 @@ CRITERIA: dict[str, tuple[str, str]] = {
 }
 
 
-def _full_mbps(l3: int = 1500) -> float:
-    w = wire_bytes(l3)
-    return LINE_BPS * (w - 20) / w / 1e6
-
-
 def _rows(t: pd.DataFrame, config: str, pairs: list[tuple[int, int]]) -> pd.DataFrame:
     keys = set(pairs)
     hit = pd.Series([(a, b) in keys for a, b in zip(t["TC1_Mbps"], t["TC2_Mbps"])], index=t.index, dtype=bool)
@@ -62,8 +57,8 @@ def judge(rows: pd.DataFrame, test: Callable[[pd.Series], bool], need: str = "an
 
 def e51_behaviours(main: pd.DataFrame, sweeps: pd.DataFrame, configs: tuple[str, ...]) -> pd.DataFrame:
     """B1–B6 and B10 per configuration, from T5.1 and T5.1-sweeps."""
-    full = _full_mbps()
-    full64 = _full_mbps(46)
+    full = l2_line_mbps(1500)
+    full64 = l2_line_mbps(46)
     both = pd.concat([main, sweeps[sweeps["variant"].str.startswith("J ")]])
     out = []
     for c in configs:

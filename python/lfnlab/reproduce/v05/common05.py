@@ -13,12 +13,10 @@ import pandas as pd
 from ..figures import finish_axes, new_figure
 from . import stats05
 
-__all__ = ["CONFIGS_E51_E54", "CONFIGS_E55", "OUTPUT", "Series", "series", "frames_in_window", "levels", "run_stats", "config_panels"]
+__all__ = ["CONFIGS_E51_E54", "OUTPUT", "Series", "series", "frames_in_window", "levels", "run_stats", "config_panels"]
 
 #: Required in E5.0–E5.4 (spec 05 §2.2 table), in table order.
 CONFIGS_E51_E54 = ("oq_cs", "oq_dt", "iq_fifo", "voq_islip_pi", "voq_islip_gl", "voq_pim_pi", "voq_pim_gl", "voq_exh", "rr_simple")
-#: Required in E5.5.
-CONFIGS_E55 = ("rr_simple", "oq_cs", "voq_islip_gl", "voq_exh", "voq_islip_pi")
 #: The monitored output (its far end, CH0).
 OUTPUT = "dut->ch0"
 #: spec 05 §2.6 unfair period: a flow offering at least this share of R_line …

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..outcome import Check, Figure, Outcome, Table
-from ..path05 import LINE_BPS, bench_scenario, wire_bytes
+from ..path05 import bench_scenario, l2_line_mbps
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from . import checklist05
@@ -201,18 +201,12 @@ def _table(p: Params, kept: dict[str, Any], main: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _l2_line_mbps(l3: int) -> float:
-    """The output's L2 rate when saturated: R_line·L2/W."""
-    w = wire_bytes(l3)
-    return LINE_BPS * (w - 20) / w / 1e6
-
-
 def _checks(p: Params, kept: dict[str, Any], table: pd.DataFrame) -> list[Check]:
     n = len(kept)
     holds = sum(1 for k in kept.values() if k["conservation"])
     under = table[table["TC1_Mbps"] + table["TC2_Mbps"] <= 1000]
     over = table[table["TC1_Mbps"] + table["TC2_Mbps"] > 1000]
-    full = _l2_line_mbps(1500)
+    full = l2_line_mbps(1500)
     rr = over[(over["config"] == "rr_simple") & (over["TC1_Mbps"] > 500) & (over["TC2_Mbps"] > 500)]
     split = (rr["f1_mean_Mbps"] - rr["f2_mean_Mbps"]).abs() / (rr["f1_mean_Mbps"] + rr["f2_mean_Mbps"])
     checks = [

@@ -201,10 +201,6 @@ impl<F: Frame> SwitchCore<F> {
         }
     }
 
-    pub fn ports(&self) -> usize {
-        self.n
-    }
-
     /// The last bit of `frame`, bound for output `out`, arrived on input `input`
     /// at `now`. It becomes eligible after `L_fwd` plus U[0, J], never before an
     /// earlier frame of the same input (spec 05 §2.2 "Forwarding jitter").
@@ -223,9 +219,7 @@ impl<F: Frame> SwitchCore<F> {
     /// before it.
     pub fn advance(&mut self, until: SimTime) {
         loop {
-            let t_out = members(self.out_busy).map(|j| self.outputs[j].next_time()).min().unwrap_or(SimTime::NEVER);
-            let t_in = members(self.ingress_busy).map(|i| self.ingress[i][0].0).min().unwrap_or(SimTime::NEVER);
-            let t_slot = self.next_slot_time();
+            let (t_out, t_in, t_slot) = self.next_times();
             let t = t_out.min(t_in).min(t_slot);
             if t >= until {
                 break;
@@ -255,9 +249,16 @@ impl<F: Frame> SwitchCore<F> {
 
     /// The earliest time the core has work, from its own state (frames it holds).
     pub fn next_time(&self) -> SimTime {
+        let (t_out, t_in, t_slot) = self.next_times();
+        t_out.min(t_in).min(t_slot)
+    }
+
+    /// When the outputs, the ingress pipelines and the fabric next have work.
+    #[inline]
+    fn next_times(&self) -> (SimTime, SimTime, SimTime) {
         let t_out = members(self.out_busy).map(|j| self.outputs[j].next_time()).min().unwrap_or(SimTime::NEVER);
         let t_in = members(self.ingress_busy).map(|i| self.ingress[i][0].0).min().unwrap_or(SimTime::NEVER);
-        t_out.min(t_in).min(self.next_slot_time())
+        (t_out, t_in, self.next_slot_time())
     }
 
     #[inline]
@@ -339,7 +340,7 @@ impl<F: Frame> SwitchCore<F> {
     fn run_slot(&mut self, t: SimTime) -> bool {
         let f = self.fab.as_mut().expect("fabric");
         let FabricSide { fabric, clock, next_slot, next_slot_t, cell_bytes, out_bytes, out_ready, out_limit, out_max_bytes } = f;
-        let k = if clock.time(*next_slot) == t { *next_slot } else { clock.first_at_or_after(t) };
+        let k = if *next_slot_t == t { *next_slot } else { clock.first_at_or_after(t) };
         debug_assert_eq!(clock.time(k), t);
         let slot_end = clock.time(k + 1);
         let outputs = &mut self.outputs;

@@ -115,16 +115,6 @@ impl MemPool {
         }
     }
 
-    /// Units in use.
-    pub fn used(&self) -> u64 {
-        self.used
-    }
-
-    /// Units queue `q` holds.
-    pub fn queue_used(&self, q: usize) -> u64 {
-        self.per_queue[q]
-    }
-
     /// Bytes one unit stands for.
     pub fn unit_bytes(&self) -> u64 {
         match self.unit {

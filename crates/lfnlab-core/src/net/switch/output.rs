@@ -34,8 +34,6 @@ pub struct Output<F> {
     pub on_line: Option<(u8, u64)>,
     /// Frames waiting.
     pub frames: usize,
-    /// Frames sent.
-    pub sent: u64,
 }
 
 impl<F: Copy> Output<F> {
@@ -48,17 +46,11 @@ impl<F: Copy> Output<F> {
             busy_until: SimTime::ZERO,
             on_line: None,
             frames: 0,
-            sent: 0,
         }
     }
 
     fn round_robin(&self) -> bool {
         self.queues.len() > 1
-    }
-
-    /// Frames waiting in the sub-queue of `input` (M4) or in the FIFO.
-    pub fn queue_len(&self, input: usize) -> usize {
-        self.queues[if self.round_robin() { input } else { 0 }].len()
     }
 
     pub fn push(&mut self, w: Waiting<F>) {
@@ -99,7 +91,6 @@ impl<F: Copy> Output<F> {
         }
         self.last_served = q;
         self.frames -= 1;
-        self.sent += 1;
         Some(w)
     }
 }
