@@ -15,6 +15,11 @@ struct Window {
     busy: Span,
 }
 
+/// The shortest window (CHOICE, docs/choices.md): spec 03 §2.1 windows one base RTT,
+/// which is meaningless on a path of a few hundred nanoseconds (spec 05 E5.5 at 0 ms)
+/// and would write a row per microsecond.
+pub const MIN_WINDOW: Span = Span::from_ms(1);
+
 pub struct BusyIdle {
     pub host: String,
     /// One base RTT (the propagation RTT of the host's first TCP flow).

@@ -316,13 +316,14 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                 }
                 w.push_socket_pair(init, acc, (ha, hb), trace_idx);
                 w.flows.push(FlowEnds::Tcp(TcpFlow { initiator: si, acceptor: si + 1, start, app }));
-                // spec 03 §2.1: a sending host's burstiness in windows of its first flow's base RTT.
+                // spec 03 §2.1: a sending host's burstiness in windows of its first flow's
+                // base RTT, at least MIN_WINDOW.
                 let rtt = propagation_rtt(&w, a as NodeId, b as NodeId);
                 let (data_node, data_host) = if rr { (b, hb) } else { (a, ha) };
                 let host = &mut w.hosts[data_host as usize];
                 if trace_mode != TraceMode::Off && host.busy.is_none() && rtt > Span::ZERO {
                     let rate = w.ports[host.port as usize].rate_bps;
-                    host.busy = Some(BusyIdle::new(s.node[data_node].name.clone(), rtt, rate));
+                    host.busy = Some(BusyIdle::new(s.node[data_node].name.clone(), rtt.max(crate::monitor::busy_idle::MIN_WINDOW), rate));
                 }
                 w.events.push(start, Event::FlowStart(fi as u32));
             }

@@ -2,8 +2,8 @@
 //! ports of its links, and the driving of the core. A frame reaching the switch
 //! is handed to the core at the end of its reception; the core is then run up
 //! to the earliest time at which a frame not yet received could become
-//! eligible (the next frame on an input link, or one that would start on it
-//! now), so it never has to undo work. Frames the core starts on an output go
+//! eligible (the frame already on an input link, or on an idle link one that
+//! would start on it now), so it never has to undo work. Frames the core starts on an output go
 //! onto that link with the core's own serialization time (its clock, §2.4).
 //! The switch wakes itself for a computed departure, or at the time of its
 //! next internal work when no arriving frame will run it before then.
@@ -109,9 +109,17 @@ impl World {
         // earliest frame already on an input link.
         let (mut safe, mut first_head) = (SimTime::NEVER, SimTime::NEVER);
         for &(c, least) in &rt.inputs {
-            let head = self.channels[c as usize].head_arrival().unwrap_or(SimTime::NEVER);
-            safe = safe.min(head.min(now + least));
-            first_head = first_head.min(head);
+            let ch = &self.channels[c as usize];
+            let head = ch.head_arrival();
+            // A line sends one frame after another, so on a channel without
+            // jitter or reordering nothing arrives before the frame already on
+            // it; otherwise a frame that starts now could be first.
+            safe = safe.min(match head {
+                Some(h) if ch.impaired.is_none() => h,
+                Some(h) => h.min(now + least),
+                None => now + least,
+            });
+            first_head = first_head.min(head.unwrap_or(SimTime::NEVER));
         }
         let until = if safe == SimTime::NEVER { safe } else { safe + rt.config.lookup };
         rt.core.advance(until);

@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 
 use super::config::{MemUnit, Model, SharePolicy, SwitchConfig, VoqPool};
-use super::fabric::{Crossed, Fabric};
+use super::fabric::{Crossed, Fabric, OutBuffers};
 use super::memory::MemPool;
 use super::output::{Output, Waiting};
 use super::sched::{members, Scheduler};
@@ -71,6 +71,11 @@ impl SlotClock {
         }
         k
     }
+}
+
+/// The start of the fabric's next slot.
+fn t_slot_of<F>(fab: &Option<FabricSide<F>>) -> SimTime {
+    fab.as_ref().expect("fabric").next_slot_t
 }
 
 /// M2/M3: the fabric, its clock and the output buffers it fills.
@@ -231,15 +236,22 @@ impl<F: Frame> SwitchCore<F> {
             if t_slot == t {
                 // Slots run back to back until one completes a frame (which can
                 // start a line) or the next other event: nothing else changes.
+                // Slots that complete no frame (quiet) run as batches, with the
+                // same result; the others one by one.
                 let bound = t_out.min(t_in).min(until);
-                let mut ts = t;
-                while !self.run_slot(ts) {
+                self.align_slot(t);
+                loop {
+                    if let Some(last) = self.run_quiet(bound) {
+                        self.now = last;
+                    } else if self.run_slot(t_slot_of(&self.fab)) {
+                        break;
+                    }
                     let next = self.next_slot_time();
                     if next >= bound {
                         break;
                     }
-                    ts = next;
-                    self.now = ts;
+                    self.now = next;
+                    self.align_slot(next);
                 }
             }
             self.start_lines(self.now);
@@ -346,7 +358,8 @@ impl<F: Frame> SwitchCore<F> {
         let outputs = &mut self.outputs;
         let out_busy = &mut self.out_busy;
         let mut completed = false;
-        fabric.step(*out_ready, &mut |c| {
+        let mut out = OutBuffers { bytes: out_bytes, ready: out_ready, limit: *out_limit, cell_bytes: *cell_bytes, max_bytes: out_max_bytes };
+        fabric.step(*out.ready, &mut |c| {
             let j = match c {
                 Crossed::Cell { out } => out,
                 Crossed::Last { out, input, frame, cells } => {
@@ -359,15 +372,36 @@ impl<F: Frame> SwitchCore<F> {
             };
             // Cells of a frame being reassembled are counted as they arrive;
             // the frame's bytes are returned when it has left the line.
-            out_bytes[j] += *cell_bytes;
-            *out_max_bytes = (*out_max_bytes).max(out_bytes[j]);
-            if out_bytes[j] + *cell_bytes > *out_limit {
-                *out_ready &= !(1 << j);
-            }
+            out.take_cells(j, 1);
         });
         *next_slot = k + 1;
         *next_slot_t = slot_end;
         completed
+    }
+
+    /// Make the slot that starts at `t` the fabric's next one (after an idle spell).
+    fn align_slot(&mut self, t: SimTime) {
+        let f = self.fab.as_mut().expect("fabric");
+        if f.next_slot_t != t {
+            f.next_slot = f.clock.first_at_or_after(t);
+            f.next_slot_t = t;
+            debug_assert_eq!(f.clock.time(f.next_slot), t);
+        }
+    }
+
+    /// Quiet slots (no frame completes, [`Fabric::run_quiet`]) from the next
+    /// slot on, all starting before `bound`; returns the start of the last one run.
+    fn run_quiet(&mut self, bound: SimTime) -> Option<SimTime> {
+        let f = self.fab.as_mut().expect("fabric");
+        let max_slots = if bound == SimTime::NEVER { u64::MAX } else { f.clock.first_at_or_after(bound).saturating_sub(f.next_slot) };
+        let mut out = OutBuffers { bytes: &mut f.out_bytes, ready: &mut f.out_ready, limit: f.out_limit, cell_bytes: f.cell_bytes, max_bytes: &mut f.out_max_bytes };
+        let ran = f.fabric.run_quiet(max_slots, &mut out);
+        if ran == 0 {
+            return None;
+        }
+        f.next_slot += ran;
+        f.next_slot_t = f.clock.time(f.next_slot);
+        Some(f.clock.time(f.next_slot - 1))
     }
 
     /// Idle lines start their next ready frame.
@@ -391,6 +425,14 @@ impl<F: Frame> SwitchCore<F> {
     /// When the next computed departure starts, if any.
     pub fn next_departure(&self) -> Option<SimTime> {
         self.departures.front().map(|d| d.start)
+    }
+
+    /// Run quiet fabric slots as batches (default) or each through the
+    /// scheduler like any other slot (to test and to measure the batching).
+    pub fn set_quiet_slots(&mut self, on: bool) {
+        if let Some(f) = self.fab.as_mut() {
+            f.fabric.quiet = on;
+        }
     }
 
     /// Frames refused since the last call.

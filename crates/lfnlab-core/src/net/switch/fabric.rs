@@ -60,6 +60,37 @@ pub struct Fabric<F> {
     pub slots: u64,
     /// Frames at the inputs.
     pub frames_held: u64,
+    /// Run quiet slots by [`Fabric::run_quiet`] (off only to test it against `step`).
+    pub quiet: bool,
+}
+
+/// The output buffers a fabric fills (spec 05 §2.2 M3 "Output queue"): per
+/// output the bytes held, the outputs that take another cell, the limit.
+pub struct OutBuffers<'a> {
+    pub bytes: &'a mut [u64],
+    pub ready: &'a mut u64,
+    pub limit: u64,
+    pub cell_bytes: u64,
+    pub max_bytes: &'a mut u64,
+}
+
+impl OutBuffers<'_> {
+    /// A cell reached output `j`: count it, and stop taking cells once the
+    /// next one would not fit (CHOICE: backpressure, never a drop).
+    #[inline]
+    pub fn take_cells(&mut self, j: usize, cells: u64) {
+        self.bytes[j] += cells * self.cell_bytes;
+        *self.max_bytes = (*self.max_bytes).max(self.bytes[j]);
+        if self.bytes[j] + self.cell_bytes > self.limit {
+            *self.ready &= !(1 << j);
+        }
+    }
+
+    /// Cells output `j` takes before it stops being ready.
+    #[inline]
+    fn room_cells(&self, j: usize) -> u64 {
+        (self.limit - self.bytes[j]) / self.cell_bytes
+    }
 }
 
 impl<F: Copy> Fabric<F> {
@@ -84,6 +115,7 @@ impl<F: Copy> Fabric<F> {
             cells_crossed: 0,
             slots: 0,
             frames_held: 0,
+            quiet: true,
         }
     }
 
@@ -223,5 +255,201 @@ impl<F: Copy> Fabric<F> {
     /// Frames waiting at input `i`.
     pub fn input_frames(&self, i: usize) -> usize {
         if self.voq { (0..self.n).map(|j| self.queues[i * self.n + j].len()).sum() } else { self.queues[i].len() }
+    }
+}
+
+/// Quiet slots: a shortcut that gives exactly what [`Fabric::step`] would.
+///
+/// A slot is quiet when no cell that can cross in it is the last of its frame
+/// and no connection is held (cell mode with Q = 1, or packet mode inside
+/// frames whose pairs are all held). Such a slot changes only cell counts,
+/// memory and output buffers, and the scheduler's own state: no frame is
+/// reassembled, so nothing reaches an output line and no input's requests
+/// change. The core runs the slots that are not quiet through `step`.
+impl<F: Copy> Fabric<F> {
+    /// Run up to `max_slots` quiet slots from the current one; returns how
+    /// many ran (0 when the current slot is not quiet or has nothing to move).
+    pub fn run_quiet(&mut self, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
+        if !self.quiet || max_slots == 0 || self.frames_held == 0 {
+            return 0;
+        }
+        match self.mode {
+            FabricMode::Cell if self.held == 0 && self.quantum == 1 => self.quiet_cells(max_slots, out),
+            FabricMode::Packet => self.quiet_held(max_slots, out),
+            FabricMode::Cell => 0,
+        }
+    }
+
+    /// Cells left in the head frame of every non-empty queue an input can be
+    /// matched to: the least of them (a slot is quiet while it is at least 2).
+    fn least_head_cells(&self) -> u32 {
+        let mut least = u32::MAX;
+        for i in members(self.wanting) {
+            for j in members(self.wants[i]) {
+                least = least.min(self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left);
+            }
+        }
+        least
+    }
+
+    /// Cell mode, Q = 1: the scheduler matches every slot. Slots run one by one
+    /// with the real scheduler; when a slot's matching is forced (each matched
+    /// input wanted only its output, each output had one requester, every
+    /// wanting input matched) the same matching repeats and the following
+    /// slots are jumped over at once.
+    fn quiet_cells(&mut self, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
+        let mut least = self.least_head_cells();
+        let mut done = 0u64;
+        while done < max_slots && least >= 2 {
+            let jumped = self.jump_round_robin(max_slots - done, out);
+            if jumped > 0 {
+                self.slots += jumped;
+                done += jumped;
+                least = self.least_head_cells();
+                continue;
+            }
+            let in_free = members(self.wanting).filter(|&i| self.wants[i] & *out.ready != 0).fold(0u64, |m, i| m | 1 << i);
+            if in_free == 0 {
+                break; // nothing can move: the fabric idles (has_work is false)
+            }
+            let out_free = *out.ready;
+            let got = self.sched.schedule(&self.wants, self.wanting, out_free, &mut self.matched);
+            let mut outs = 0u64;
+            let mut forced = got == self.wanting;
+            for i in members(got) {
+                let j = self.matched[i] as usize;
+                outs |= 1 << j;
+                forced &= self.wants[i] == 1 << j;
+                least = least.min(self.cross_quiet(i, j, 1, out));
+            }
+            self.slots += 1;
+            done += 1;
+            // A forced matching: every wanting input matched to its only output,
+            // so each output had that one requester and the next slot repeats it.
+            if forced && least >= 2 && done < max_slots {
+                let room = members(outs).map(|j| out.room_cells(j)).min().unwrap_or(0);
+                let k = (least as u64 - 1).min(max_slots - done).min(room);
+                if k > 0 && members(outs).all(|j| *out.ready & (1 << j) != 0) {
+                    for i in members(got) {
+                        least = least.min(self.cross_quiet(i, self.matched[i] as usize, k as u32, out));
+                    }
+                    self.sched.repeat_forced(k, got.count_ones());
+                    self.slots += k;
+                    done += k;
+                }
+            }
+        }
+        done
+    }
+
+    /// Round-robin grants (iSLIP, M2 `rr`) with every wanting input requesting
+    /// one ready output: each output serves its requesters cyclically from its
+    /// grant pointer, one cell per slot, so after k slots the requester m-th in
+    /// that order has sent ceil((k − m)/r) cells (r requesters). Jumps as many
+    /// slots as keep every head frame short of its last cell and every output
+    /// ready; returns them (0: not in this regime).
+    fn jump_round_robin(&mut self, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
+        if !self.sched.grants_round_robin() {
+            return 0;
+        }
+        let mut outs = 0u64;
+        for i in members(self.wanting) {
+            let w = self.wants[i];
+            if w.count_ones() != 1 || w & *out.ready == 0 {
+                return 0;
+            }
+            outs |= w;
+        }
+        let mut k = max_slots;
+        for j in members(outs) {
+            let col = members(self.wanting).filter(|&i| self.wants[i] == 1 << j).fold(0u64, |m, i| m | 1 << i);
+            let r = col.count_ones() as u64;
+            for (m, i) in Self::cyclic(col, self.sched.grant_pointer(j)).enumerate() {
+                let left = self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left as u64;
+                k = k.min((left.max(1) - 1) * r + m as u64);
+            }
+            k = k.min(out.room_cells(j));
+        }
+        if k == 0 {
+            return 0;
+        }
+        for j in members(outs) {
+            let col = members(self.wanting).filter(|&i| self.wants[i] == 1 << j).fold(0u64, |m, i| m | 1 << i);
+            let r = col.count_ones() as u64;
+            let (mut served, mut last) = (0u64, 0usize);
+            for (m, i) in Self::cyclic(col, self.sched.grant_pointer(j)).enumerate() {
+                let m = m as u64;
+                if k > m {
+                    self.cross_quiet(i, j, ((k - m - 1) / r + 1) as u32, out);
+                    served |= 1 << i;
+                }
+                if m == (k - 1) % r {
+                    last = i;
+                }
+            }
+            self.sched.served_round_robin(j, served, last);
+        }
+        k
+    }
+
+    /// The members of `mask` in round-robin order from `start`.
+    fn cyclic(mask: u64, start: usize) -> impl Iterator<Item = usize> {
+        let from = if start >= 64 { 0 } else { mask & (!0u64 << start) };
+        members(from).chain(members(mask & !from))
+    }
+
+    /// Packet mode: while every connection is held and no free input can be
+    /// matched, each held pair whose output takes cells moves one per slot.
+    fn quiet_held(&mut self, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
+        let mut held_outs = 0u64;
+        let mut least = u64::MAX;
+        let mut moving = 0u64;
+        for i in members(self.held) {
+            let j = self.hold[i].0 as usize;
+            held_outs |= 1 << j;
+            if *out.ready & (1 << j) != 0 {
+                moving |= 1 << i;
+                let q = self.qi(i, j);
+                least = least.min(self.queues[q].front().expect("a held queue holds a frame").cells_left as u64);
+                least = least.min(out.room_cells(j));
+            }
+        }
+        // A free input with a ready output nobody holds would be scheduled.
+        let blocked = members(self.wanting & !self.held).all(|i| self.wants[i] & *out.ready & !held_outs == 0);
+        if moving == 0 || !blocked || least < 2 {
+            return 0;
+        }
+        let k = (least - 1).min(max_slots);
+        // `step` still calls the scheduler when a free input and a free output
+        // exist, and it matches nothing.
+        let out_free = *out.ready & !held_outs;
+        if self.wanting & !self.held != 0 && out_free != 0 {
+            self.sched.repeat_forced(k, 0);
+        }
+        for i in members(moving) {
+            self.cross_quiet(i, self.hold[i].0 as usize, k as u32, out);
+        }
+        self.slots += k;
+        k
+    }
+
+    /// `cells` cells of queue (i, j)'s head frame cross, none its last one;
+    /// returns the cells its head frame has left.
+    #[inline]
+    fn cross_quiet(&mut self, i: usize, j: usize, cells: u32, out: &mut OutBuffers<'_>) -> u32 {
+        let q = self.qi(i, j);
+        let per_cell = self.pool.per_cell();
+        let e = self.queues[q].front_mut().expect("a matched queue holds a frame");
+        debug_assert!(e.cells_left > cells, "a quiet slot never moves a frame's last cell");
+        e.cells_left -= cells;
+        // Cell mode frees memory per cell (never the remainder before the last
+        // cell: a frame's charge covers its cells); packet mode at the last cell.
+        let free = if self.mode == FabricMode::Cell { (per_cell * cells as u64).min(e.charge_left) } else { 0 };
+        e.charge_left -= free;
+        let left = e.cells_left;
+        self.pool.release(i, free);
+        self.cells_crossed += cells as u64;
+        out.take_cells(j, cells as u64);
+        left
     }
 }

@@ -23,3 +23,5 @@ impl Frame for crate::net::packet::Packet {
 
 #[cfg(test)]
 mod core_tests;
+#[cfg(test)]
+mod quiet_tests;

@@ -91,6 +91,52 @@ impl Scheduler {
         }
     }
 
+    /// The state change of `slots` more calls of [`Scheduler::schedule`] whose
+    /// matching is forced: `pairs` matched pairs, each input requesting only its
+    /// output and each output requested only by its input (0 pairs: a call
+    /// that matches nothing). Pointers and round robins repeat themselves; the
+    /// random choices are drawn (and have one candidate); the wavefront's
+    /// diagonal advances once per slot.
+    pub fn repeat_forced(&mut self, slots: u64, pairs: u32) {
+        let draws = match self.kind {
+            Kind::Voq(Sched::Pim) => 2 * pairs as u64,
+            Kind::Fifo(IqSelect::Random) => pairs as u64,
+            Kind::Voq(Sched::Wfa) => {
+                self.diagonal = ((self.diagonal as u64 + slots) % self.n as u64) as usize;
+                0
+            }
+            _ => 0,
+        };
+        for _ in 0..draws * slots {
+            self.rng.next_u64();
+        }
+    }
+
+    /// Whether each output grants its requesters in round-robin order from a
+    /// grant pointer that moves past the input it served (iSLIP; M2 with `rr`).
+    /// When every input requests a single output, such an output serves its
+    /// requesters cyclically, one per slot, whatever the iteration count.
+    pub fn grants_round_robin(&self) -> bool {
+        matches!(self.kind, Kind::Voq(Sched::Islip) | Kind::Fifo(IqSelect::Rr))
+    }
+
+    /// Output `j`'s grant pointer.
+    pub fn grant_pointer(&self, j: usize) -> usize {
+        self.grant_ptr[j] as usize
+    }
+
+    /// The pointer state after output `j` served `served` (each requesting only
+    /// `j`) cyclically and `last` last: g_j = last + 1, and (iSLIP) each served
+    /// input's accept pointer a_i = j + 1 (spec 05 §2.2 M3 step 4).
+    pub fn served_round_robin(&mut self, j: usize, served: u64, last: usize) {
+        self.grant_ptr[j] = ((last + 1) % self.n) as u8;
+        if matches!(self.kind, Kind::Voq(_)) {
+            for i in members(served) {
+                self.accept_ptr[i] = ((j + 1) % self.n) as u8;
+            }
+        }
+    }
+
     /// Gather, per free output, the free inputs that request it. Returns the
     /// outputs with at least one request.
     #[inline]
