@@ -14,8 +14,8 @@ from lfnlab.errors import InvalidInputError
 from lfnlab.reproduce import path05 as p5
 from support import passed_checks, run_cli, run_quick_forms
 
-IDS = ["05.E5.0", "05.E5.1", "05.E5.3", "05.E5.4"]
-FILES = {"05.E5.0": ["T5.0.csv", "T5.0-cells.csv"], "05.E5.1": ["T5.1.csv", "T5.1-sweeps.csv", "F5.1a.png", "F5.1b.png", "F5.1c.png", "F5.1d.png", "F5.1e.png"], "05.E5.3": ["T5.3.csv", "F5.3a.png", "F5.3b.png"], "05.E5.4": ["T5.4.csv", "T5.4-points.csv", "F5.4a.png", "F5.4b.png"]}
+IDS = ["05.E5.0", "05.E5.1", "05.E5.2", "05.E5.3", "05.E5.4", "05.E5.5"]
+FILES = {"05.E5.0": ["T5.0.csv", "T5.0-cells.csv"], "05.E5.1": ["T5.1.csv", "T5.1-sweeps.csv", "F5.1a.png", "F5.1b.png", "F5.1c.png", "F5.1d.png", "F5.1e.png"], "05.E5.2": ["T5.2.csv", "F5.2a.png", "F5.2b.png"], "05.E5.3": ["T5.3.csv", "F5.3a.png", "F5.3b.png"], "05.E5.4": ["T5.4.csv", "T5.4-points.csv", "F5.4a.png", "F5.4b.png"], "05.E5.5": ["T5.5a.csv", "T5.5b.csv", "T5.5-runs.csv", "F5.5a.png", "F5.5b.png", "F5.5c.png", "F5.5d.png", "F5.5e.png"]}
 
 Outputs = dict[str, tuple[Path, subprocess.CompletedProcess[str]]]
 
@@ -112,6 +112,22 @@ def test_e51_run_labels_are_unique_and_name_their_variant() -> None:
 
 
 @pytest.mark.engine
+def test_e52_quick_form_covers_the_reduced_grid_for_every_configuration(quick_outputs: Outputs) -> None:
+    from lfnlab.reproduce.v05 import e2_isolines as e2
+
+    _, rows = _passed_with_files("05.E5.2", quick_outputs, "T5.2.csv")
+    # spec 05 §3 E5.2 reduced mode: step 100 Mbit/s, 0..1000 on both axes.
+    assert e2.QUICK.rates == tuple(range(0, 1001, 100)) and e2.FULL.rates == tuple(range(0, 1001, 20))
+    got = {(r["config"], int(r["TC1_Mbps"]), int(r["TC2_Mbps"])) for r in rows}
+    assert got == {(c, a, b) for c in e2.QUICK.configs for a in e2.QUICK.rates for b in e2.QUICK.rates}
+    for r in rows:
+        # A silent flow has no ratio; a flow with load has one in [0, 1] (a hair above at most).
+        for f, tc in (("f1", int(r["TC1_Mbps"])), ("f2", int(r["TC2_Mbps"]))):
+            v = float(r[f"{f}_ratio_out_in"] or "nan")  # NaN is written as an empty cell
+            assert math.isnan(v) if tc == 0 else 0.0 <= v <= 1.001, (r["config"], r["TC1_Mbps"], r["TC2_Mbps"], f, v)
+
+
+@pytest.mark.engine
 def test_e53_quick_form_passes_and_logs_every_configuration(quick_outputs: Outputs) -> None:
     from lfnlab.reproduce.v05 import e3_seq_traces as e3
 
@@ -135,3 +151,51 @@ def test_e54_quick_form_fits_every_configuration(quick_outputs: Outputs) -> None
     assert len(points) == len(e4.QUICK.configs) * len(e4.QUICK.bursts) * e4.QUICK.reps
     # The CBR flow fills the line: a burst of N frames costs it frames in every configuration.
     assert all(int(pt["cbr_loss"]) > 0 for pt in points)
+
+
+@pytest.mark.engine
+def test_e55_quick_form_fills_tables_ii_and_iii_for_every_cc_sack_and_device(quick_outputs: Outputs) -> None:
+    from lfnlab.reproduce.v05 import e5_tcp as e5
+
+    d, rows = _passed_with_files("05.E5.5", quick_outputs, "T5.5a.csv")
+    # spec 05 §3 E5.5: rows CC × SACK × device, columns 0 and 50 ms, cells "flow 1 & flow 2".
+    assert {(r["CC"], r["SACK"], r["device"]) for r in rows} == {(c, s, dev) for c in ("BIC", "Reno") for s in ("on", "off") for dev in e5.CONFIGS_E55}
+    for r in rows:
+        for col in ("0 ms", "50 ms"):
+            a, b = (float(x) for x in r[col].split(" & "))
+            assert 0.0 <= a + b <= 941.5 * 1.001, (r, col)
+    with (d / "T5.5b.csv").open(encoding="utf-8", newline="") as f:
+        assert len(list(csv.DictReader(f))) == len(rows)
+    # The simple switch holds at most B_port = 32 KiB; the nonblocking oq_cs fills its 4 MiB at some point.
+    with (d / "T5.5-runs.csv").open(encoding="utf-8", newline="") as f:
+        runs = list(csv.DictReader(f))
+    assert max(int(r["memory_max_bytes"]) for r in runs if r["config"] == "rr_simple") <= 32 * 1024
+    assert len(runs) == len(e5.runs(e5.QUICK)) * e5.QUICK.seeds
+
+
+def test_e55_bench_refuses_an_unknown_cc_and_delays_half_the_rtt_each_way() -> None:
+    from lfnlab.reproduce import path05t as pt
+
+    with pytest.raises(ValueError, match="cc"):
+        pt.tcp_bench_dict("x", config="oq_cs", rtt_s=0.05, cc="cubic", sack=True, duration_s=1, flow2_start_s=0.5, seed=1)
+    d = pt.tcp_bench_dict("x", config="oq_cs", rtt_s=0.05, cc="bic", sack=False, duration_s=1, flow2_start_s=0.5, seed=1)
+    m_ns = [lk for lk in d["link"] if (lk["from"], lk["to"]) == ("m", "ns")][0]
+    # d = RTT/2 on the M–NS link (spec 05 §5), plus its 10-m cable.
+    assert m_ns["delay"] == "25000050ns"
+    assert all(f["tcp"]["sack"] is False for f in d["flow"])
+    assert d["flow"][0]["cc_params"] == {"variant": "linux"}
+
+
+@pytest.mark.engine
+def test_busy_windows_on_a_zero_delay_path_are_one_millisecond(tmp_path: Path) -> None:
+    # docs/choices.md busy.parquet: windows of the base RTT, at least 1 ms.
+    import lfnlab
+    from lfnlab.reproduce import path05t as pt
+
+    s = pt.tcp_bench_scenario("busy", config="oq_cs", rtt_s=0.0, cc="bic", sack=True, duration_s=0.05, flow2_start_s=0.01, seed=1)
+    import pandas as pd
+
+    lfnlab.run(s, out=tmp_path / "busy")
+    busy = pd.read_parquet(tmp_path / "busy" / "busy.parquet")
+    s1 = busy[busy["host"] == "s1"]
+    assert (s1["window_s"].iloc[:-1] == 0.001).all() and 45 <= len(s1) <= 51, s1

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..path05 import l2_line_mbps
 
-__all__ = ["CRITERIA", "judge", "e51_behaviours", "e53_behaviours", "e54_behaviours", "criteria_table"]
+__all__ = ["CRITERIA", "judge", "e51_behaviours", "e53_behaviours", "e54_behaviours", "e55_behaviours", "criteria_table"]
 
 #: spec 05 §2.8 behaviours and the criterion lfnlab judges each by (CHOICE).
 CRITERIA: dict[str, tuple[str, str]] = {
@@ -37,7 +37,12 @@ CRITERIA: dict[str, tuple[str, str]] = {
     "B9n": ("burst vs CBR: loss grows with N on a noisy curve", "slope > 0 and residual std > 5 % of the mean loss"),
     "B10": ("64-byte frames at line rate: alternation as in B1, aggregate below the maximum",
             "64-byte 1000 + 1000: longest starvation > 100 ms and aggregate < 0.99·R_line·L2/W"),
-    "B11": ("TCP: variability/starvation (nonblocking) vs retransmissions and low goodput (simple)", "judged by E5.5 (not built yet)"),
+    "B11v": ("TCP at 0 ms: more throughput variability and starvation periods (nonblocking class)",
+             "at 0 ms: mean std of the flows' 100-ms throughput at M above rr_simple's, and some run with a 100-ms bin at zero for a flow while both run"),
+    "B11r": ("TCP at 50 ms: the large buffer inflates the RTT (nonblocking class)",
+             "at 50 ms: in some run the largest srtt in the window ≥ 1.5 × 50 ms and the device's memory peak holds ≥ 25 ms of its output line"),
+    "B11s": ("TCP: more retransmissions at 0 ms and lower goodput at 50 ms (simple class)",
+             "mean retransmissions per second at 0 ms above every other device's, and mean aggregate goodput at 50 ms below every other device's"),
 }
 
 
@@ -107,6 +112,37 @@ def e54_behaviours(fits: pd.DataFrame) -> pd.DataFrame:
     for _, f in fits.iterrows():
         spread = f["residual_std_over_mean_loss"]
         rows.append({"config": f["config"], "B9r": bool(f["slope"] > 0 and spread <= 0.05), "B9n": bool(f["slope"] > 0 and spread > 0.05)})
+    return _verdicts(pd.DataFrame(rows))
+
+
+def e55_behaviours(runs: pd.DataFrame, configs: tuple[str, ...], nonblocking: tuple[str, ...]) -> pd.DataFrame:
+    """B11 in its three parts per device, from the E5.5 per-run table (main grid)."""
+    del nonblocking  # every device is judged by the same criteria; the table shows which class shows what
+
+    def mean_of(c: str, rtt: int, col: str) -> float:
+        g = runs[(runs["config"] == c) & (runs["RTT_ms"] == rtt)]
+        return float(((g[f"f1_{col}"] + g[f"f2_{col}"]) / 2).mean()) if len(g) else float("nan")
+
+    def agg_goodput(c: str) -> float:
+        g = runs[(runs["config"] == c) & (runs["RTT_ms"] == 50)]
+        return float((g["f1_goodput_Mbps"] + g["f2_goodput_Mbps"]).mean()) if len(g) else float("nan")
+
+    has = set(runs["RTT_ms"])
+    rows = []
+    for c in configs:
+        others = [o for o in configs if o != c]
+        zero0 = runs[(runs["config"] == c) & (runs["RTT_ms"] == 0)]
+        v: Optional[bool] = None
+        if 0 in has and "rr_simple" in configs:
+            v = mean_of(c, 0, "std_100ms_Mbps") > mean_of("rr_simple", 0, "std_100ms_Mbps") and bool(((zero0["f1_zero_bins"] + zero0["f2_zero_bins"]) > 0).any())
+        r50 = runs[(runs["config"] == c) & (runs["RTT_ms"] == 50)]
+        # The device's share of the inflation: its memory peak drained at the 1 GbE output.
+        device_ms = r50["memory_max_bytes"] * 8 / 1e9 * 1e3
+        r: Optional[bool] = bool(((r50[["f1_srtt_max_ms", "f2_srtt_max_ms"]].max(axis=1) >= 75.0) & (device_ms >= 25.0)).any()) if 50 in has else None
+        sv: Optional[bool] = None
+        if {0, 50} <= has and others:
+            sv = all(mean_of(c, 0, "retrans_per_s") > mean_of(o, 0, "retrans_per_s") for o in others) and all(agg_goodput(c) < agg_goodput(o) for o in others)
+        rows.append({"config": c, "B11v": v, "B11r": r, "B11s": sv})
     return _verdicts(pd.DataFrame(rows))
 
 

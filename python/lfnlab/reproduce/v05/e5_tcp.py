@@ -1,0 +1,242 @@
+"""05.E5.5: two TCP flows through the two switch classes (spec 05 §3 E5.5, §2.7).
+
+S1 and S2 on their own inputs of the device under test, its output on a shared 1 GbE link
+through the delay box M (d = RTT/2 each way) to the receivers (:mod:`..path05t`). Flow 1 runs
+from 0, flow 2 from 20 s, both to 400 s; BIC and Reno (NewReno recovery), SACK on and off,
+RTT 0 and 50 ms, on `rr_simple`, `oq_cs`, `voq_islip_gl`, `voq_exh` and `voq_islip_pi`,
+3 seeds. Per run and flow over the window [20, 400] s: goodput (receiver application bytes ÷
+380 s) and retransmitted segments per second; the throughput at M in 100-ms and 1-s bins;
+the sender's srtt; the device's drops per flow and its memory peak. Side sweep (spec 05 §5):
+B_total of `oq_cs` ∈ {1, 16, 64} MiB beside 4 at 50 ms.
+
+Reduced mode (``--quick``, CHOICE): 8 s runs with flow 2 from 2 s (window [2, 8] s), one seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+import pandas as pd
+
+from ..figures import finish_axes, new_figure
+from ..measure import goodput_bps, value_at
+from ..outcome import Check, Figure, Outcome, Table
+from ..path05t import AT_M, FLOWS, LINE_GOODPUT_BPS, tcp_bench_scenario
+from ..registry import Experiment
+from ..runner import Job, RunContext
+from . import checklist05
+from .common05 import series
+
+#: Required in E5.5 (spec 05 §2.2 table and §3 E5.5): the simple switch first.
+CONFIGS_E55 = ("rr_simple", "oq_cs", "voq_islip_gl", "voq_exh", "voq_islip_pi")
+NONBLOCKING = ("oq_cs", "voq_islip_gl", "voq_exh", "voq_islip_pi")
+CCS = ("bic", "newreno")
+CC_NAMES = {"bic": "BIC", "newreno": "Reno"}
+
+
+@dataclass(frozen=True)
+class Params:
+    configs: tuple[str, ...] = field(metadata={"label": "device under test"})
+    rtts_ms: tuple[int, ...] = field(metadata={"label": "RTT", "unit": "ms"})
+    duration_s: float = field(metadata={"label": "flow 1 from 0 to", "unit": "s"})
+    flow2_start_s: float = field(metadata={"label": "flow 2 from", "unit": "s"})
+    seeds: int = field(metadata={"label": "seeds"})
+    memories_mib: tuple[int, ...] = field(metadata={"label": "B_total of oq_cs at 50 ms (beside 4)", "unit": "MiB"})
+    bin_s: float = field(default=0.1, metadata={"label": "trace and monitor bin", "unit": "s"})
+
+
+FULL = Params(configs=CONFIGS_E55, rtts_ms=(0, 50), duration_s=400.0, flow2_start_s=20.0, seeds=3, memories_mib=(1, 16, 64))
+QUICK = Params(configs=CONFIGS_E55, rtts_ms=(0, 50), duration_s=8.0, flow2_start_s=2.0, seeds=1, memories_mib=())
+
+
+@dataclass(frozen=True)
+class Run:
+    config: str
+    cc: str
+    sack: bool
+    rtt_ms: int
+    memory_mib: Optional[int] = None
+
+    def label(self, seed: int) -> str:
+        m = f"-m{self.memory_mib}" if self.memory_mib is not None else ""
+        return f"{self.config}-{self.cc}-{'sack' if self.sack else 'nosack'}-{self.rtt_ms:03d}ms{m}-s{seed:02d}"
+
+
+def runs(p: Params) -> list[Run]:
+    out = [Run(c, cc, sack, rtt) for c in p.configs for cc in CCS for sack in (True, False) for rtt in p.rtts_ms]
+    out += [Run("oq_cs", cc, sack, 50, m) for cc in CCS for sack in (True, False) for m in p.memories_mib]
+    return out
+
+
+def _keeper(p: Params) -> Any:
+    a, b = p.flow2_start_s, p.duration_s
+    n = int(round(p.duration_s / p.bin_s))
+
+    def keep(r: Any) -> dict[str, Any]:
+        sw = r.summary["switches"][0]
+        k: dict[str, Any] = {"holds": bool(r.summary["conservation"]["holds"]), "memory_max_bytes": int(sw["memory_max_bytes"])}
+        for f in FLOWS:
+            rows = r.tcp[r.tcp["flow"] == f]
+            k[f"{f}_goodput_Mbps"] = goodput_bps(rows, a, b) / 1e6
+            k[f"{f}_retrans_per_s"] = (value_at(rows, "retrans", b, default=0.0) - value_at(rows, "retrans", a, default=0.0)) / (b - a)
+            k[f"{f}_dut_drops"] = int(sw["dropped_by_flow"].get(f, 0))
+            at_m = series(r.flows, AT_M, f, p.bin_s, n).bytes * 8 / p.bin_s / 1e6
+            k[f"{f}_at_m_Mbps"] = at_m
+            k[f"{f}_srtt_s"] = rows["srtt"].to_numpy(dtype=float)
+        return k
+
+    return keep
+
+
+def body(p: Params, ctx: RunContext) -> Outcome:
+    jobs = []
+    for run in runs(p):
+        for s in range(1, p.seeds + 1):
+            switch = {"memory": f"{run.memory_mib}MiB"} if run.memory_mib is not None else None
+            jobs.append(Job(run.label(s), tcp_bench_scenario(
+                f"05.E5.5-{run.label(s)}", config=run.config, rtt_s=run.rtt_ms / 1e3, cc=run.cc, sack=run.sack,
+                duration_s=p.duration_s, flow2_start_s=p.flow2_start_s, seed=s, switch=switch, bin_s=p.bin_s)))
+    kept = ctx.run(jobs, keep=_keeper(p))
+    per_run = _per_run(p, kept)
+    main = per_run[per_run["B_total_MiB"].isna()]
+    behaviours = checklist05.e55_behaviours(main, p.configs, NONBLOCKING)
+    w = slice(int(round(p.flow2_start_s / p.bin_s)), int(round(p.duration_s / p.bin_s)))
+    return Outcome(
+        checks=_checks(kept, main),
+        tables=[
+            Table("T5.5a", "The source's Table II layout: goodput over the window (Mbit/s, mean over the seeds), each cell "
+                  "\"flow 1 & flow 2\"; rows CC × SACK × device, columns the RTT.", _layout(main, "goodput_Mbps", p.rtts_ms, "{:.1f}")),
+            Table("T5.5b", "The source's Table III layout: retransmitted segments per second over the window (mean over the "
+                  "seeds), each cell \"flow 1 & flow 2\".", _layout(main, "retrans_per_s", p.rtts_ms, "{:.2f}")),
+            Table("T5.5-runs", "Every run: goodput and retransmissions per second of each flow, the device's drops per flow and "
+                  "memory peak, the largest srtt in the window, the standard deviation of each flow's 100-ms throughput at "
+                  "M, its 100-ms bins at zero while the other flow ran, and Jain's fairness index of the two goodputs.",
+                  per_run),
+            Table("B-checklist-E5.5", "B11 of spec 05 §2.8 per device, by the criteria of B-criteria-E5.5.", behaviours),
+            Table("B-criteria-E5.5", "The numeric criterion of each part of B11 (CHOICE).",
+                  checklist05.criteria_table(["B11v", "B11r", "B11s"])),
+        ],
+        figures=[
+            _throughput(p, kept, ("rr_simple",), "bic", 0, "a", w),
+            _throughput(p, kept, NONBLOCKING, "bic", 0, "b", w),
+            _throughput(p, kept, NONBLOCKING, "bic", 50, "c", w),
+            _throughput(p, kept, NONBLOCKING, "newreno", 50, "d", w, srtt=True),
+            _jain(per_run, p),
+        ],
+        notes=[
+            "Goodput is the receiving application's bytes over the window (spec 05 §3), so flow 1's first 20 s alone on the "
+            "link are left out, as in the source.",
+            "Reno is `newreno`: Reno growth, NewReno recovery without SACK and SACK-based recovery with it (spec 05 §2.7).",
+            "Bins at zero count a flow's 100-ms bins at M with no frame of it while both flows ran: a starvation measure "
+            "for TCP.",
+        ],
+    )
+
+
+def _per_run(p: Params, kept: dict[str, Any]) -> pd.DataFrame:
+    w = slice(int(round(p.flow2_start_s / p.bin_s)), int(round(p.duration_s / p.bin_s)))
+    rows = []
+    for run in runs(p):
+        for s in range(1, p.seeds + 1):
+            k = kept[run.label(s)]
+            g = [k[f"{f}_goodput_Mbps"] for f in FLOWS]
+            row: dict[str, Any] = {"config": run.config, "cc": CC_NAMES[run.cc], "sack": run.sack, "RTT_ms": run.rtt_ms,
+                                   "B_total_MiB": run.memory_mib, "seed": s}
+            for f, tag in zip(FLOWS, ("f1", "f2")):
+                row[f"{tag}_goodput_Mbps"] = k[f"{f}_goodput_Mbps"]
+                row[f"{tag}_retrans_per_s"] = k[f"{f}_retrans_per_s"]
+                row[f"{tag}_dut_drops"] = k[f"{f}_dut_drops"]
+                row[f"{tag}_std_100ms_Mbps"] = float(np.std(k[f"{f}_at_m_Mbps"][w]))
+                row[f"{tag}_zero_bins"] = int(np.sum(k[f"{f}_at_m_Mbps"][w] == 0))
+                srtt = k[f"{f}_srtt_s"][w]
+                row[f"{tag}_srtt_max_ms"] = float(np.nanmax(srtt) * 1e3) if np.isfinite(srtt).any() else float("nan")
+            row["memory_max_bytes"] = k["memory_max_bytes"]
+            row["jain"] = (sum(g) ** 2) / (2 * sum(x * x for x in g)) if sum(g) > 0 else float("nan")
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _layout(main: pd.DataFrame, what: str, rtts: tuple[int, ...], fmt: str) -> pd.DataFrame:
+    out = []
+    for cc in CCS:
+        for sack in (True, False):
+            for c in dict.fromkeys(main["config"]):
+                row: dict[str, Any] = {"CC": CC_NAMES[cc], "SACK": "on" if sack else "off", "device": c}
+                for rtt in rtts:
+                    g = main[(main["cc"] == CC_NAMES[cc]) & (main["sack"] == sack) & (main["config"] == c) & (main["RTT_ms"] == rtt)]
+                    row[f"{rtt} ms"] = f"{fmt.format(g[f'f1_{what}'].mean())} & {fmt.format(g[f'f2_{what}'].mean())}"
+                out.append(row)
+    return pd.DataFrame(out)
+
+
+def _checks(kept: dict[str, Any], main: pd.DataFrame) -> list[Check]:
+    agg = main["f1_goodput_Mbps"] + main["f2_goodput_Mbps"]
+    bound = LINE_GOODPUT_BPS / 1e6
+    return [
+        Check.equal("runs whose packet conservation holds", sum(1 for k in kept.values() if k["holds"]), len(kept), criterion="= every run"),
+        Check.within("largest aggregate goodput of the two flows, any run", float(agg.max()), None, bound * 1.001, unit="Mbit/s",
+                     criterion=f"≤ R·MSS/W = {bound:.1f} Mbit/s (one 1 GbE output)"),
+    ]
+
+
+def _throughput(p: Params, kept: dict[str, Any], configs: tuple[str, ...], cc: str, rtt: int, letter: str, w: slice, srtt: bool = False) -> Figure:
+    per_s = int(round(1.0 / p.bin_s)) if p.duration_s >= 20 else 1
+    t = np.arange(int(round(p.duration_s / p.bin_s))) * p.bin_s
+    fig, axes = new_figure(len(configs), 1, width=9.0, height=1.8 * len(configs) + 0.8, sharex=True)
+    for ax, c in zip(axes, configs):
+        k = kept[Run(c, cc, True, rtt).label(1)]
+        y = k["flow1_at_m_Mbps"]
+        m = len(y) // per_s * per_s
+        ax.plot(t[:m:per_s], y[:m].reshape(-1, per_s).mean(axis=1), lw=0.7, color="C0", label="flow 1")
+        ax.set_ylim(0, 1000)
+        ax.set_ylabel(f"{c}\nMbit/s", fontsize="small")
+        if srtt:
+            ax2 = ax.twinx()
+            ax2.plot(t, k["flow1_srtt_s"] * 1e3, lw=0.6, color="C3", label="srtt")
+            ax2.set_ylabel("srtt (ms)", fontsize="small", color="C3")
+        finish_axes(ax)
+    axes[-1].set_xlabel("time (s)")
+    bins = "1-s" if per_s > 1 else f"{p.bin_s * 1e3:g}-ms"
+    title = f"{CC_NAMES[cc]}+SACK, {rtt} ms: flow-1 throughput at M ({bins} bins)" + (" and its srtt" if srtt else "") + ", seed 1"
+    fig.suptitle(f"05.E5.5 F5.5{letter}: {title}", fontsize="medium")
+    return Figure(f"F5.5{letter}", f"{title}, one panel per device: " + ", ".join(configs) + ".", fig)
+
+
+def _jain(per_run: pd.DataFrame, p: Params) -> Figure:
+    fig, axes = new_figure(1, 1, width=9.0, height=4.0)
+    ax = axes[0]
+    main = per_run[per_run["B_total_MiB"].isna()].reset_index(drop=True)
+    for k, c in enumerate(p.configs):
+        g = main[main["config"] == c]
+        for rtt, marker in zip(p.rtts_ms, "os"):
+            h = g[g["RTT_ms"] == rtt]
+            ax.plot(k + (0.15 if rtt else -0.15) + 0.0 * h["jain"], h["jain"], marker, ms=4, alpha=0.7, color=f"C{k}",
+                    label=f"{rtt} ms" if k == 0 else None)
+    ax.set_xticks(range(len(p.configs)), p.configs)
+    ax.set_ylim(0.45, 1.02)
+    ax.set_ylabel("Jain's fairness index")
+    ax.legend(fontsize="small")
+    finish_axes(ax)
+    fig.suptitle("05.E5.5 F5.5e: Jain's index of the two goodputs per run (circles 0 ms, squares 50 ms)", fontsize="medium")
+    return Figure("F5.5e", "Jain's fairness index (x1 + x2)²/(2·(x1² + x2²)) of the two flows' goodputs, every run of the main "
+                  "grid (every CC, SACK setting and seed), per device.", fig)
+
+
+EXPERIMENT = Experiment(
+    id="05.E5.5",
+    title="TCP flows through the two switch classes",
+    summary="two BIC or Reno flows, SACK on or off, at 0 and 50 ms through rr_simple and four nonblocking devices: goodput "
+    "and retransmissions per second (T5.5a–b), throughput, srtt and fairness (F5.5a–e), B11",
+    reference="spec 05 §3 (E5.5), §2.7, §5",
+    checks=(
+        "Checks (model properties that can fail): packet conservation in every run, and the two flows together never exceed "
+        "the 1 GbE goodput bound. A starved flow is a finding, not a failure (B11)."
+    ),
+    full=FULL,
+    quick=QUICK,
+    body=body,
+)
+
+__all__ = ["EXPERIMENT", "FULL", "QUICK", "Params", "body", "runs", "CONFIGS_E55"]
