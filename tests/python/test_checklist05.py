@@ -64,6 +64,6 @@ def test_b9_splits_regular_and_noisy_at_five_percent() -> None:
 
 
 def test_every_behaviour_has_a_stated_criterion() -> None:
-    assert set(ck.CRITERIA) >= {"B1", "B2", "B3", "B4", "B5", "B6", "B7s", "B7n", "B8", "B9r", "B9n", "B10", "B11"}
+    assert set(ck.CRITERIA) >= {"B1", "B2", "B3", "B4", "B5", "B6", "B7s", "B7n", "B8", "B9r", "B9n", "B10", "B11v", "B11r", "B11s"}
     c = ck.criteria_table(["B1", "B6"])
     assert list(c["behaviour"]) == ["B1", "B6"] and all(len(x) > 20 for x in c["criterion (CHOICE)"])
