@@ -115,9 +115,9 @@ def e54_behaviours(fits: pd.DataFrame) -> pd.DataFrame:
     return _verdicts(pd.DataFrame(rows))
 
 
-def e55_behaviours(runs: pd.DataFrame, configs: tuple[str, ...], nonblocking: tuple[str, ...]) -> pd.DataFrame:
-    """B11 in its three parts per device, from the E5.5 per-run table (main grid)."""
-    del nonblocking  # every device is judged by the same criteria; the table shows which class shows what
+def e55_behaviours(runs: pd.DataFrame, configs: tuple[str, ...]) -> pd.DataFrame:
+    """B11 in its three parts per device, from the E5.5 per-run table (main grid). Every
+    device is judged by the same criteria; the table shows which class shows what."""
 
     def mean_of(c: str, rtt: int, col: str) -> float:
         g = runs[(runs["config"] == c) & (runs["RTT_ms"] == rtt)]

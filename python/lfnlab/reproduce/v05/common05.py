@@ -13,7 +13,7 @@ import pandas as pd
 from ..figures import finish_axes, new_figure
 from . import stats05
 
-__all__ = ["CONFIGS_E51_E54", "OUTPUT", "Series", "series", "frames_in_window", "levels", "run_stats", "config_panels"]
+__all__ = ["CONFIGS_E51_E54", "OUTPUT", "Series", "series", "frames_in_window", "levels", "run_stats", "config_panels", "config_grid"]
 
 #: Required in E5.0–E5.4 (spec 05 §2.2 table), in table order.
 CONFIGS_E51_E54 = ("oq_cs", "oq_dt", "iq_fifo", "voq_islip_pi", "voq_islip_gl", "voq_pim_pi", "voq_pim_gl", "voq_exh", "rr_simple")
@@ -105,3 +105,19 @@ def config_panels(configs: Sequence[str], panel_height: float, draw: Callable[[A
     axes[-1].set_xlabel(xlabel)
     fig.suptitle(title, fontsize="medium")
     return fig
+
+
+def config_grid(configs: Sequence[str], draw: Callable[[Any, str], None], xlabel: str, title: str, *, width: float = 11.0,
+                height: float = 8.5) -> tuple[Any, list[Any]]:
+    """A 3 × 3 grid with one titled panel per configuration (the nine of E5.1–E5.4):
+    ``draw(ax, config)`` fills each; returns the matplotlib figure and its axes."""
+    fig, axes = new_figure(3, 3, width=width, height=height, sharex=True)
+    for ax, c in zip(axes, configs):
+        draw(ax, c)
+        ax.set_title(c, fontsize="small")
+        finish_axes(ax)
+    for ax in axes[6:]:
+        ax.set_xlabel(xlabel)
+    fig.suptitle(title, fontsize="medium")
+    return fig, axes
+

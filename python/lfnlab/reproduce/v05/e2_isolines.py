@@ -19,12 +19,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
 from ..path05 import bench_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
-from .common05 import CONFIGS_E51_E54, run_stats
+from .common05 import CONFIGS_E51_E54, config_grid, run_stats
 
 #: Line rate in TC units (wire Mbit/s): the no-congestion line is TC1 + TC2 = R_line.
 LINE_MBPS = 1000.0
@@ -85,8 +84,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         row: dict[str, Any] = {"config": c, "TC1_Mbps": a, "TC2_Mbps": b}
         for f, tag in (("flow1", "f1"), ("flow2", "f2")):
             for k, col in (("ratio_out_in", "ratio_out_in"), ("std_1ms_Mbps", "std_1ms_Mbps")):
-                vals = [g[f"{f}_{k}"] for g in got]
-                row[f"{tag}_{col}"] = float(np.mean(vals)) if not any(np.isnan(vals)) else float("nan")
+                row[f"{tag}_{col}"] = float(np.mean([g[f"{f}_{k}"] for g in got]))  # NaN for a silent flow
         row["conservation_holds"] = all(g["holds"] for g in got)
         rows.append(row)
     grid = pd.DataFrame(rows)
@@ -131,28 +129,27 @@ def _checks(grid: pd.DataFrame) -> list[Check]:
 
 def _figure(p: Params, grid: pd.DataFrame, column: str, letter: str, what: str, levels: Any) -> Figure:
     rates = np.array(p.rates, dtype=float)
-    fig, axes = new_figure(3, 3, width=11.0, height=10.0, sharex=True)
     top = float(np.nanmax(grid[column].to_numpy(dtype=float))) if len(grid) else 1.0
     lv = levels if levels is not None else np.linspace(0.0, max(top, 1e-9) * 1.0001, 11)
-    for ax, c in zip(axes, p.configs):
+    filled: list[Any] = []
+
+    def draw(ax: Any, c: str) -> None:
         g = grid[grid["config"] == c].pivot(index="TC2_Mbps", columns="TC1_Mbps", values=column).reindex(index=rates, columns=rates)
         z = np.ma.masked_invalid(g.to_numpy(dtype=float))
         if levels is not None:
             # A ratio a hair above 1 (frames sent before the window, received in it) is 1.
             z = np.ma.clip(z, 0.0, 1.0)
-        filled = ax.contourf(rates, rates, z, levels=lv, cmap="viridis")
+        filled.append(ax.contourf(rates, rates, z, levels=lv, cmap="viridis"))
         lines = ax.contour(rates, rates, z, levels=lv[1:-1], colors="k", linewidths=0.4)
         ax.clabel(lines, fontsize=5, fmt="%.1f" if levels is not None else "%.0f")
         ax.plot([0, LINE_MBPS], [LINE_MBPS, 0], "--", color="w", lw=0.6)
-        ax.set_title(c, fontsize="small")
         ax.set_aspect("equal")
-        finish_axes(ax)
-    for ax in axes[6:]:
-        ax.set_xlabel("TC1 (Mbit/s)")
+
+    fig, axes = config_grid(p.configs, draw, "TC1 (Mbit/s)",
+                            f"05.E5.2 F5.2{letter}: {what}, {p.step_mbps}-Mbit/s grid, {p.reps} repetition(s) averaged", height=10.0)
     for ax in axes[::3]:
         ax.set_ylabel("TC2 (Mbit/s)")
-    fig.colorbar(filled, ax=axes, shrink=0.6, label=what)
-    fig.suptitle(f"05.E5.2 F5.2{letter}: {what}, {p.step_mbps}-Mbit/s grid, {p.reps} repetition(s) averaged", fontsize="medium")
+    fig.colorbar(filled[-1], ax=axes, shrink=0.6, label=what)
     return Figure(f"F5.2{letter}", f"Contour map of the {what} over the (TC1, TC2) grid, one panel per configuration; the dashed "
                   "line is TC1 + TC2 = R_line.", fig)
 

@@ -16,13 +16,12 @@ from typing import Any
 
 import pandas as pd
 
-from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
 from ..path05 import bench_scenario, phase_ns
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from . import checklist05, stats05
-from .common05 import CONFIGS_E51_E54, OUTPUT, series
+from .common05 import CONFIGS_E51_E54, OUTPUT, config_grid, series
 
 
 @dataclass(frozen=True)
@@ -110,19 +109,15 @@ def _fit(points: pd.DataFrame, config: str) -> dict[str, Any]:
 
 
 def _figure(p: Params, points: pd.DataFrame, column: str, letter: str, what: str) -> Figure:
-    fig, axes = new_figure(3, 3, width=11.0, height=8.5, sharex=True)
-    for ax, c in zip(axes, p.configs):
+    def draw(ax: Any, c: str) -> None:
         g = points[points["config"] == c]
         ax.plot(g["N"], g[column], ".", ms=2, color="C0", alpha=0.6, label="each repetition")
         m = g.groupby("N")[column].mean()
         ax.plot(m.index, m.to_numpy(), "-", lw=0.8, color="C3", label="mean")
-        ax.set_title(c, fontsize="small")
         ax.set_xscale("symlog", linthresh=1000)
         ax.set_ylim(bottom=0, top=1.05 if column == "burst_fraction" else None)
-        finish_axes(ax)
-    for ax in axes[6:]:
-        ax.set_xlabel("burst length N (frames)")
-    fig.suptitle(f"05.E5.4 F5.4{letter}: {what} vs burst length, CBR at 1000 Mbit/s", fontsize="medium")
+
+    fig, _ = config_grid(p.configs, draw, "burst length N (frames)", f"05.E5.4 F5.4{letter}: {what} vs burst length, CBR at 1000 Mbit/s")
     return Figure(f"F5.4{letter}", f"{what[0].upper() + what[1:]} against N, every repetition (dots) and the mean (line), one panel "
                   "per configuration; linear axis to 1000 frames, logarithmic beyond.", fig)
 

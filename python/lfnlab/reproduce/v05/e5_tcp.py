@@ -27,7 +27,7 @@ from ..path05t import AT_M, FLOWS, LINE_GOODPUT_BPS, tcp_bench_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from . import checklist05
-from .common05 import series
+from .common05 import config_panels, series
 
 #: Required in E5.5 (spec 05 §2.2 table and §3 E5.5): the simple switch first.
 CONFIGS_E55 = ("rr_simple", "oq_cs", "voq_islip_gl", "voq_exh", "voq_islip_pi")
@@ -101,8 +101,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
     kept = ctx.run(jobs, keep=_keeper(p))
     per_run = _per_run(p, kept)
     main = per_run[per_run["B_total_MiB"].isna()]
-    behaviours = checklist05.e55_behaviours(main, p.configs, NONBLOCKING)
-    w = slice(int(round(p.flow2_start_s / p.bin_s)), int(round(p.duration_s / p.bin_s)))
+    behaviours = checklist05.e55_behaviours(main, p.configs)
     return Outcome(
         checks=_checks(kept, main),
         tables=[
@@ -119,10 +118,10 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                   checklist05.criteria_table(["B11v", "B11r", "B11s"])),
         ],
         figures=[
-            _throughput(p, kept, ("rr_simple",), "bic", 0, "a", w),
-            _throughput(p, kept, NONBLOCKING, "bic", 0, "b", w),
-            _throughput(p, kept, NONBLOCKING, "bic", 50, "c", w),
-            _throughput(p, kept, NONBLOCKING, "newreno", 50, "d", w, srtt=True),
+            _throughput(p, kept, ("rr_simple",), "bic", 0, "a"),
+            _throughput(p, kept, NONBLOCKING, "bic", 0, "b"),
+            _throughput(p, kept, NONBLOCKING, "bic", 50, "c"),
+            _throughput(p, kept, NONBLOCKING, "newreno", 50, "d", srtt=True),
             _jain(per_run, p),
         ],
         notes=[
@@ -181,26 +180,24 @@ def _checks(kept: dict[str, Any], main: pd.DataFrame) -> list[Check]:
     ]
 
 
-def _throughput(p: Params, kept: dict[str, Any], configs: tuple[str, ...], cc: str, rtt: int, letter: str, w: slice, srtt: bool = False) -> Figure:
+def _throughput(p: Params, kept: dict[str, Any], configs: tuple[str, ...], cc: str, rtt: int, letter: str, srtt: bool = False) -> Figure:
     per_s = int(round(1.0 / p.bin_s)) if p.duration_s >= 20 else 1
     t = np.arange(int(round(p.duration_s / p.bin_s))) * p.bin_s
-    fig, axes = new_figure(len(configs), 1, width=9.0, height=1.8 * len(configs) + 0.8, sharex=True)
-    for ax, c in zip(axes, configs):
+
+    def draw(ax: Any, c: str) -> None:
         k = kept[Run(c, cc, True, rtt).label(1)]
         y = k["flow1_at_m_Mbps"]
         m = len(y) // per_s * per_s
-        ax.plot(t[:m:per_s], y[:m].reshape(-1, per_s).mean(axis=1), lw=0.7, color="C0", label="flow 1")
+        ax.plot(t[:m:per_s], y[:m].reshape(-1, per_s).mean(axis=1), lw=0.7, color="C0", label="flow 1 (Mbit/s)")
         ax.set_ylim(0, 1000)
-        ax.set_ylabel(f"{c}\nMbit/s", fontsize="small")
         if srtt:
             ax2 = ax.twinx()
             ax2.plot(t, k["flow1_srtt_s"] * 1e3, lw=0.6, color="C3", label="srtt")
             ax2.set_ylabel("srtt (ms)", fontsize="small", color="C3")
-        finish_axes(ax)
-    axes[-1].set_xlabel("time (s)")
+
     bins = "1-s" if per_s > 1 else f"{p.bin_s * 1e3:g}-ms"
-    title = f"{CC_NAMES[cc]}+SACK, {rtt} ms: flow-1 throughput at M ({bins} bins)" + (" and its srtt" if srtt else "") + ", seed 1"
-    fig.suptitle(f"05.E5.5 F5.5{letter}: {title}", fontsize="medium")
+    title = f"{CC_NAMES[cc]}+SACK, {rtt} ms: flow-1 throughput at M ({bins} bins, Mbit/s)" + (" and its srtt" if srtt else "") + ", seed 1"
+    fig = config_panels(configs, 1.8, draw, "time (s)", f"05.E5.5 F5.5{letter}: {title}")
     return Figure(f"F5.5{letter}", f"{title}, one panel per device: " + ", ".join(configs) + ".", fig)
 
 
@@ -212,7 +209,7 @@ def _jain(per_run: pd.DataFrame, p: Params) -> Figure:
         g = main[main["config"] == c]
         for rtt, marker in zip(p.rtts_ms, "os"):
             h = g[g["RTT_ms"] == rtt]
-            ax.plot(k + (0.15 if rtt else -0.15) + 0.0 * h["jain"], h["jain"], marker, ms=4, alpha=0.7, color=f"C{k}",
+            ax.plot(np.full(len(h), k + (0.15 if rtt else -0.15)), h["jain"], marker, ms=4, alpha=0.7, color=f"C{k}",
                     label=f"{rtt} ms" if k == 0 else None)
     ax.set_xticks(range(len(p.configs)), p.configs)
     ax.set_ylim(0.45, 1.02)

@@ -73,11 +73,6 @@ impl SlotClock {
     }
 }
 
-/// The start of the fabric's next slot.
-fn t_slot_of<F>(fab: &Option<FabricSide<F>>) -> SimTime {
-    fab.as_ref().expect("fabric").next_slot_t
-}
-
 /// M2/M3: the fabric, its clock and the output buffers it fills.
 struct FabricSide<F> {
     fabric: Fabric<F>,
@@ -243,7 +238,7 @@ impl<F: Frame> SwitchCore<F> {
                 loop {
                     if let Some(last) = self.run_quiet(bound) {
                         self.now = last;
-                    } else if self.run_slot(t_slot_of(&self.fab)) {
+                    } else if self.run_slot() {
                         break;
                     }
                     let next = self.next_slot_time();
@@ -347,13 +342,14 @@ impl<F: Frame> SwitchCore<F> {
         }
     }
 
-    /// One fabric slot at `t`: cells cross, completed frames wait at their
-    /// output from the end of the slot. Returns whether a frame completed.
-    fn run_slot(&mut self, t: SimTime) -> bool {
+    /// The fabric's next slot (made current by `align_slot`): cells cross,
+    /// completed frames wait at their output from the end of the slot.
+    /// Returns whether a frame completed.
+    fn run_slot(&mut self) -> bool {
         let f = self.fab.as_mut().expect("fabric");
         let FabricSide { fabric, clock, next_slot, next_slot_t, cell_bytes, out_bytes, out_ready, out_limit, out_max_bytes } = f;
-        let k = if *next_slot_t == t { *next_slot } else { clock.first_at_or_after(t) };
-        debug_assert_eq!(clock.time(k), t);
+        let k = *next_slot;
+        debug_assert_eq!(clock.time(k), *next_slot_t);
         let slot_end = clock.time(k + 1);
         let outputs = &mut self.outputs;
         let out_busy = &mut self.out_busy;

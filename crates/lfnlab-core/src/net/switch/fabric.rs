@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use super::config::{FabricMode, QUANTUM_INFINITE};
 use super::memory::MemPool;
-use super::sched::{members, Scheduler, UNMATCHED};
+use super::sched::{members, rr_order, Scheduler, UNMATCHED};
 
 /// A frame waiting at an input.
 #[derive(Clone, Copy, Debug)]
@@ -308,12 +308,10 @@ impl<F: Copy> Fabric<F> {
                 least = self.least_head_cells();
                 continue;
             }
-            let in_free = members(self.wanting).filter(|&i| self.wants[i] & *out.ready != 0).fold(0u64, |m, i| m | 1 << i);
-            if in_free == 0 {
+            if !members(self.wanting).any(|i| self.wants[i] & *out.ready != 0) {
                 break; // nothing can move: the fabric idles (has_work is false)
             }
-            let out_free = *out.ready;
-            let got = self.sched.schedule(&self.wants, self.wanting, out_free, &mut self.matched);
+            let got = self.sched.schedule(&self.wants, self.wanting, *out.ready, &mut self.matched);
             let mut outs = 0u64;
             let mut forced = got == self.wanting;
             for i in members(got) {
@@ -327,9 +325,10 @@ impl<F: Copy> Fabric<F> {
             // A forced matching: every wanting input matched to its only output,
             // so each output had that one requester and the next slot repeats it.
             if forced && least >= 2 && done < max_slots {
+                // room ≥ 1 is readiness: an output takes a cell while one more fits.
                 let room = members(outs).map(|j| out.room_cells(j)).min().unwrap_or(0);
                 let k = (least as u64 - 1).min(max_slots - done).min(room);
-                if k > 0 && members(outs).all(|j| *out.ready & (1 << j) != 0) {
+                if k > 0 {
                     for i in members(got) {
                         least = least.min(self.cross_quiet(i, self.matched[i] as usize, k as u32, out));
                     }
@@ -362,9 +361,9 @@ impl<F: Copy> Fabric<F> {
         }
         let mut k = max_slots;
         for j in members(outs) {
-            let col = members(self.wanting).filter(|&i| self.wants[i] == 1 << j).fold(0u64, |m, i| m | 1 << i);
+            let col = self.sole_requesters(j);
             let r = col.count_ones() as u64;
-            for (m, i) in Self::cyclic(col, self.sched.grant_pointer(j)).enumerate() {
+            for (m, i) in rr_order(col, self.sched.grant_pointer(j)).enumerate() {
                 let left = self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left as u64;
                 k = k.min((left.max(1) - 1) * r + m as u64);
             }
@@ -374,10 +373,10 @@ impl<F: Copy> Fabric<F> {
             return 0;
         }
         for j in members(outs) {
-            let col = members(self.wanting).filter(|&i| self.wants[i] == 1 << j).fold(0u64, |m, i| m | 1 << i);
+            let col = self.sole_requesters(j);
             let r = col.count_ones() as u64;
             let (mut served, mut last) = (0u64, 0usize);
-            for (m, i) in Self::cyclic(col, self.sched.grant_pointer(j)).enumerate() {
+            for (m, i) in rr_order(col, self.sched.grant_pointer(j)).enumerate() {
                 let m = m as u64;
                 if k > m {
                     self.cross_quiet(i, j, ((k - m - 1) / r + 1) as u32, out);
@@ -392,10 +391,9 @@ impl<F: Copy> Fabric<F> {
         k
     }
 
-    /// The members of `mask` in round-robin order from `start`.
-    fn cyclic(mask: u64, start: usize) -> impl Iterator<Item = usize> {
-        let from = if start >= 64 { 0 } else { mask & (!0u64 << start) };
-        members(from).chain(members(mask & !from))
+    /// The wanting inputs whose only request is output `j`.
+    fn sole_requesters(&self, j: usize) -> u64 {
+        members(self.wanting).filter(|&i| self.wants[i] == 1 << j).fold(0u64, |m, i| m | 1 << i)
     }
 
     /// Packet mode: while every connection is held and no free input can be

@@ -8,12 +8,25 @@ use crate::engine::rng::Stream;
 /// No partner.
 pub const UNMATCHED: u8 = u8::MAX;
 
+/// The members of `mask` at or after `start` (the rest come after them in
+/// round-robin order).
+#[inline]
+fn from_start(mask: u64, start: usize) -> u64 {
+    if start >= 64 { 0 } else { mask & (!0u64 << start) }
+}
+
 /// The first member of `mask` at or after `start`, wrapping (round-robin order).
 #[inline]
 pub fn rr_pick(mask: u64, start: usize) -> usize {
     debug_assert!(mask != 0);
-    let from = if start >= 64 { 0 } else { mask & (!0u64 << start) };
+    let from = from_start(mask, start);
     if from != 0 { from.trailing_zeros() as usize } else { mask.trailing_zeros() as usize }
+}
+
+/// The members of `mask` in round-robin order from `start`.
+pub fn rr_order(mask: u64, start: usize) -> impl Iterator<Item = usize> {
+    let from = from_start(mask, start);
+    members(from).chain(members(mask & !from))
 }
 
 /// A member of `mask` chosen uniformly at random.
