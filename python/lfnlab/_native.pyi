@@ -45,3 +45,9 @@ def switch_check(check: str, ports: int, slots: int, load: float = 1.0, seed: in
 
     Raises InvalidInputError.
     """
+
+def run_bench(resolved_toml: str, origin: str = "<scenario>") -> tuple[str, bytes]:
+    """Run a spec 05 generator bench scenario with the direct bench loop, the GIL released.
+    Returns the bench summary as JSON text and the ``flows`` table as Arrow IPC stream bytes.
+    Raises InvalidInputError, or SimulationError for a scenario of another shape.
+    """

@@ -121,6 +121,27 @@ fn switch_check(py: Python<'_>, check: String, ports: usize, slots: u64, load: f
     ])
 }
 
+/// Runs a spec 05 generator bench scenario with the direct bench loop
+/// (`lfnlab_core::sim::gen_bench`), the GIL released. Returns the bench
+/// summary as JSON and the `flows` table as Arrow IPC stream bytes. A scenario
+/// of another shape raises SimulationError with the reason.
+#[pyfunction]
+#[pyo3(signature = (resolved_toml, origin = "<scenario>".to_string()))]
+fn run_bench<'py>(py: Python<'py>, resolved_toml: String, origin: String) -> PyResult<(String, Bound<'py, PyBytes>)> {
+    let result = py.detach(move || {
+        guard::catch(|| -> Result<(String, Vec<u8>), Error> {
+            let s = scenario::load_str(&resolved_toml, &origin, &[])?;
+            let out = sim::gen_bench::run(&s)?;
+            Ok((out.summary_json()?, to_ipc_stream(&out.flows)))
+        })
+    });
+    match result {
+        Ok(Ok((summary, flows))) => Ok((summary, PyBytes::new(py, &flows))),
+        Ok(Err(e)) => Err(errors::to_py(py, &e)),
+        Err(panic) => Err(errors::simulation(py, &format!("internal error (please report): {panic}"))),
+    }
+}
+
 /// Runs the `lfnlab` command line with `argv` (`argv[0]` the program name) and
 /// returns its exit status. Prints to the process's stdout/stderr.
 #[pyfunction]
@@ -136,6 +157,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(switch_check, m)?)?;
+    m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_FILES", RESULT_FILES.to_vec())?;
     Ok(())

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from ..bench_run import BenchResult, run_bench
 from ..result import Result, load_result, run
 from ..scenario import Scenario
 from .outcome import RunRecord
@@ -157,6 +158,24 @@ class RunContext:
             self.records.append(RunRecord(label, f"{RUNS_DIR}/{label}", summaries[label]))
         self.records.sort(key=lambda r: r.label)
         return kept
+
+    def run_bench(self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any]) -> dict[str, Any]:
+        """Run generator bench scenarios with the bench loop (:func:`lfnlab.bench_run.run_bench`),
+        each built in its worker by ``builds[label]()``: no result directories and no run
+        records. Returns ``{label: keep(label, result)}`` in label order; if runs fail, the
+        error of the first failing label is raised."""
+
+        def one(label: str) -> Any:
+            return keep(label, run_bench(builds[label]()))
+
+        labels = sorted(builds)
+        with ThreadPoolExecutor(max_workers=min(self.workers, max(1, len(labels)))) as pool:
+            futures = [(label, pool.submit(one, label)) for label in labels]
+            errors = [f.exception() for _, f in futures]
+        for error in errors:
+            if error is not None:
+                raise error
+        return {label: f.result() for label, f in futures}
 
     def run_keyed(self, jobs: Sequence[Job], keeps: Mapping[str, Callable[[Result], Any]]) -> dict[str, Any]:
         """:meth:`run` with a ``keep`` per job, looked up by its label (the run's directory name)."""

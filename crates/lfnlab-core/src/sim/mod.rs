@@ -3,6 +3,9 @@
 pub mod build;
 pub mod finish;
 mod cpu;
+pub mod gen_bench;
+#[cfg(test)]
+mod gen_bench_tests;
 pub use cpu::MAX_CORES;
 mod nic;
 mod switch;
