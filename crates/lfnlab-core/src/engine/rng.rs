@@ -14,6 +14,7 @@ fn splitmix64(mut z: u64) -> u64 {
 }
 
 /// A deterministic random stream.
+#[derive(Clone)]
 pub struct Stream(Xoshiro256PlusPlus);
 
 impl Stream {

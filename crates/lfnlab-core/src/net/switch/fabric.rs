@@ -301,7 +301,10 @@ impl<F: Copy> Fabric<F> {
         let mut least = self.least_head_cells();
         let mut done = 0u64;
         while done < max_slots && least >= 2 {
-            let jumped = self.jump_round_robin(max_slots - done, out);
+            let mut jumped = self.jump_round_robin(max_slots - done, out);
+            if jumped == 0 {
+                jumped = self.jump_random(max_slots - done, out);
+            }
             if jumped > 0 {
                 self.slots += jumped;
                 done += jumped;
@@ -389,6 +392,64 @@ impl<F: Copy> Fabric<F> {
             self.sched.served_round_robin(j, served, last);
         }
         k
+    }
+
+    /// Random grants (PIM, M2 `random`) with every wanting input requesting one
+    /// ready output: each slot each such output picks one of its requesters
+    /// (in output order, as `schedule` draws), the pick crosses one cell, and
+    /// PIM's accept step draws once per pair. Runs slots so while no picked
+    /// cell is the last of its frame and every output stays ready; a slot whose
+    /// pick would end a frame gives its draws back and is left to `step`.
+    /// Returns the slots run (0: not in this regime).
+    fn jump_random(&mut self, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
+        let Some(after) = self.sched.grants_random() else { return 0 };
+        let mut outs = 0u64;
+        for i in members(self.wanting) {
+            let w = self.wants[i];
+            if w.count_ones() != 1 || w & *out.ready == 0 {
+                return 0;
+            }
+            outs |= w;
+        }
+        let mut k = max_slots;
+        let mut cols = [0u64; 64];
+        for j in members(outs) {
+            k = k.min(out.room_cells(j));
+            cols[j] = self.sole_requesters(j);
+        }
+        let pairs = outs.count_ones() as u64;
+        // Per input: cells its head frame has left, and cells it sent in these slots.
+        let (mut left, mut sent) = ([0u32; 64], [0u32; 64]);
+        for i in members(self.wanting) {
+            let j = self.wants[i].trailing_zeros() as usize;
+            left[i] = self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left;
+        }
+        let mut picked = [0u8; 64];
+        let mut done = 0u64;
+        'slots: while done < k {
+            let before = self.sched.rng_state();
+            for j in members(outs) {
+                let i = self.sched.pick_random(cols[j]);
+                if left[i] < 2 {
+                    self.sched.set_rng_state(before);
+                    break 'slots;
+                }
+                picked[j] = i as u8;
+            }
+            self.sched.skip_draws(after * pairs);
+            for j in members(outs) {
+                let i = picked[j] as usize;
+                left[i] -= 1;
+                sent[i] += 1;
+            }
+            done += 1;
+        }
+        for i in members(self.wanting) {
+            if sent[i] > 0 {
+                self.cross_quiet(i, self.wants[i].trailing_zeros() as usize, sent[i], out);
+            }
+        }
+        done
     }
 
     /// The wanting inputs whose only request is output `j`.

@@ -133,6 +133,42 @@ impl Scheduler {
         matches!(self.kind, Kind::Voq(Sched::Islip) | Kind::Fifo(IqSelect::Rr))
     }
 
+    /// When every input requests a single output, whether each output picks one
+    /// of its requesters at random (PIM; M2 with `random`), and then how many
+    /// more numbers a slot draws per matched pair: PIM's accept step draws once
+    /// per granted input (it has one grant; a second iteration finds nothing to
+    /// match), M2's selection nothing.
+    pub fn grants_random(&self) -> Option<u64> {
+        match self.kind {
+            Kind::Voq(Sched::Pim) => Some(1),
+            Kind::Fifo(IqSelect::Random) => Some(0),
+            _ => None,
+        }
+    }
+
+    /// An output's random grant among the requesters `col`, drawn as `schedule` draws it.
+    #[inline]
+    pub fn pick_random(&mut self, col: u64) -> usize {
+        random_pick(col, &mut self.rng)
+    }
+
+    /// Draw and discard `n` numbers (draws whose choice has one candidate).
+    #[inline]
+    pub fn skip_draws(&mut self, n: u64) {
+        for _ in 0..n {
+            self.rng.next_u64();
+        }
+    }
+
+    /// The random stream's state, to take back draws for a slot not run.
+    pub fn rng_state(&self) -> Stream {
+        self.rng.clone()
+    }
+
+    pub fn set_rng_state(&mut self, s: Stream) {
+        self.rng = s;
+    }
+
     /// Output `j`'s grant pointer.
     pub fn grant_pointer(&self, j: usize) -> usize {
         self.grant_ptr[j] as usize
