@@ -1,0 +1,41 @@
+"""The generator bench loop from Python (docs/switches.md "Bench runs"): the flows table of
+`lfnlab.run` for the same scenario, its summary's books, and a scenario of another shape
+refused as a SimulationError that names the reason."""
+
+from __future__ import annotations
+
+import pytest
+
+import lfnlab
+from lfnlab.bench_run import run_bench
+from lfnlab.reproduce.path05 import bench_scenario
+
+pytestmark = pytest.mark.engine
+
+
+@pytest.mark.parametrize("config", ["oq_dt", "voq_pim_pi", "iq_fifo"])
+def test_bench_loop_gives_the_event_loops_flows_table(config: str) -> None:
+    s = bench_scenario("b", config=config, tc1_mbps=700, tc2_mbps=500, duration_s=0.3, seed=4, bin_s=0.001, generator_monitor=True)
+    bench = run_bench(s)
+    world = lfnlab.run(s)
+    assert len(bench.flows) > 0
+    assert bench.flows.equals(world.flows)
+    books = bench.summary["conservation"]
+    assert books["holds"] and books["emitted"] == books["delivered"] + books["dropped"] + books["in_switch"] + books["elsewhere"]
+    # Over the line (1200 Mbit/s offered into 1000): the switch refused frames.
+    assert sum(f["dropped"] for f in bench.summary["flows"]) > 0
+    delivered = {f["name"]: f["bytes_delivered"] for f in bench.summary["flows"]}
+    assert delivered == {f["name"]: f["bytes_delivered"] for f in world.summary["flows"]}
+
+
+def test_other_shapes_are_refused_with_the_reason() -> None:
+    d = lfnlab.Scenario.from_dict(
+        {
+            "sim": {"duration": "10ms"},
+            "node": [{"name": "a", "kind": "host"}, {"name": "b", "kind": "host"}],
+            "link": [{"from": "a", "to": "b", "rate": "1Gbps", "delay": "1ms"}],
+            "flow": [{"name": "f", "kind": "udp_cbr", "from": "a", "to": "b", "rate": "100Mbps"}],
+        }
+    )
+    with pytest.raises(lfnlab.SimulationError, match="not a generator bench: it has 0 switches"):
+        run_bench(d)
