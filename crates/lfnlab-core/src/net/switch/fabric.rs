@@ -354,14 +354,7 @@ impl<F: Copy> Fabric<F> {
         if !self.sched.grants_round_robin() {
             return 0;
         }
-        let mut outs = 0u64;
-        for i in members(self.wanting) {
-            let w = self.wants[i];
-            if w.count_ones() != 1 || w & *out.ready == 0 {
-                return 0;
-            }
-            outs |= w;
-        }
+        let Some(outs) = self.single_ready_requests(*out.ready) else { return 0 };
         let mut k = max_slots;
         for j in members(outs) {
             let col = self.sole_requesters(j);
@@ -403,14 +396,7 @@ impl<F: Copy> Fabric<F> {
     /// Returns the slots run (0: not in this regime).
     fn jump_random(&mut self, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
         let Some(after) = self.sched.grants_random() else { return 0 };
-        let mut outs = 0u64;
-        for i in members(self.wanting) {
-            let w = self.wants[i];
-            if w.count_ones() != 1 || w & *out.ready == 0 {
-                return 0;
-            }
-            outs |= w;
-        }
+        let Some(outs) = self.single_ready_requests(*out.ready) else { return 0 };
         let mut k = max_slots;
         let mut cols = [0u64; 64];
         for j in members(outs) {
@@ -450,6 +436,20 @@ impl<F: Copy> Fabric<F> {
             }
         }
         done
+    }
+
+    /// The outputs requested, if every wanting input requests a single output
+    /// and that output is in `ready` (the regime of the jumps).
+    fn single_ready_requests(&self, ready: u64) -> Option<u64> {
+        let mut outs = 0u64;
+        for i in members(self.wanting) {
+            let w = self.wants[i];
+            if w.count_ones() != 1 || w & ready == 0 {
+                return None;
+            }
+            outs |= w;
+        }
+        Some(outs)
     }
 
     /// The wanting inputs whose only request is output `j`.
