@@ -120,10 +120,16 @@ def run_all(
             (run_dir / STAMP).write_text(json.dumps(_stamp(job.scenario), indent=1) + "\n", encoding="utf-8")
         return result if keep is None else keep(result)
 
-    ordered = sorted(jobs, key=lambda j: j.label)
-    with ThreadPoolExecutor(max_workers=min(workers, max(1, len(ordered)))) as pool:
-        futures: list[tuple[str, Future[Any]]] = [(j.label, pool.submit(one, j)) for j in ordered]
-        errors = [f.exception() for _, f in futures]  # waits for every run
+    by_label = {j.label: j for j in jobs}
+    return _in_pool(sorted(by_label), lambda label: one(by_label[label]), workers)
+
+
+def _in_pool(labels: Sequence[str], one: Callable[[str], Any], workers: int) -> dict[str, Any]:
+    """``{label: one(label)}`` in the order of ``labels``, computed by up to ``workers``
+    threads. If calls fail, the error of the first failing label is raised."""
+    with ThreadPoolExecutor(max_workers=min(workers, max(1, len(labels)))) as pool:
+        futures: list[tuple[str, Future[Any]]] = [(label, pool.submit(one, label)) for label in labels]
+        errors = [f.exception() for _, f in futures]  # waits for every call
     for error in errors:  # label order: the same error whatever finished first
         if error is not None:
             raise error
@@ -165,17 +171,7 @@ class RunContext:
         records. Returns ``{label: keep(label, result)}`` in label order; if runs fail, the
         error of the first failing label is raised."""
 
-        def one(label: str) -> Any:
-            return keep(label, run_bench(builds[label]()))
-
-        labels = sorted(builds)
-        with ThreadPoolExecutor(max_workers=min(self.workers, max(1, len(labels)))) as pool:
-            futures = [(label, pool.submit(one, label)) for label in labels]
-            errors = [f.exception() for _, f in futures]
-        for error in errors:
-            if error is not None:
-                raise error
-        return {label: f.result() for label, f in futures}
+        return _in_pool(sorted(builds), lambda label: keep(label, run_bench(builds[label]())), self.workers)
 
     def run_keyed(self, jobs: Sequence[Job], keeps: Mapping[str, Callable[[Result], Any]]) -> dict[str, Any]:
         """:meth:`run` with a ``keep`` per job, looked up by its label (the run's directory name)."""

@@ -87,6 +87,9 @@ struct Source {
     /// The switch's port the frames arrive on, and the switch's port they leave by.
     input: usize,
     out: usize,
+    /// A frame's time on the generator's line, and the line's delay.
+    tx: Span,
+    delay: Span,
     /// The generator's line is busy until then (its queue holds at most one frame).
     busy_until: SimTime,
 }
@@ -171,7 +174,17 @@ fn sources(w: &World) -> Result<Vec<Source>, String> {
         if !matches!(w.nodes[to as usize], NodeRole::Host(_)) || to != app.template.dst {
             return Err(format!("flow {name}'s receiver is not on a switch port"));
         }
-        out.push(Source { app: a, port: host.port, input, out: w.port_local[p_out as usize] as usize, busy_until: SimTime::ZERO });
+        // Every frame of a CBR generator is its template's size.
+        let tx = Span::serialization(app.template.l2_bytes() + port.framing_bytes as u64, port.rate_bps);
+        out.push(Source {
+            app: a,
+            port: host.port,
+            input,
+            out: w.port_local[p_out as usize] as usize,
+            tx,
+            delay: w.channels[ch].delay,
+            busy_until: SimTime::ZERO,
+        });
     }
     let plain = |p: usize| {
         let port = &w.ports[p];
@@ -211,15 +224,12 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
                     break; // a later slice
                 }
                 let Some(mut pkt) = w.udp[g.app].fire(t) else { break };
-                flows[pkt.flow as usize].sent += 1;
                 if start > end {
                     elsewhere += 1; // emitted, still in the generator's queue
                     continue;
                 }
-                let port = &w.ports[g.port as usize];
-                let tx = Span::serialization(pkt.l2_bytes() + port.framing_bytes as u64, port.rate_bps);
-                g.busy_until = start + tx;
-                let arrival = g.busy_until + w.channels[port.channel as usize].delay;
+                g.busy_until = start + g.tx;
+                let arrival = g.busy_until + g.delay;
                 pass_monitors(&mut w, g.port, start, arrival, &pkt);
                 if arrival > end {
                     elsewhere += 1;
@@ -232,12 +242,7 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
         // Nothing not yet received becomes eligible before h.
         let sw = &mut w.switches[0];
         sw.core.advance(h);
-        for r in sw.core.take_refused() {
-            flows[r.frame.flow as usize].dropped += 1;
-            if let Some(d) = sw.dropped_by_flow.get_mut(r.frame.flow as usize) {
-                *d += 1;
-            }
-        }
+        sw.book_refused(|_| {});
         // Frames that started on an output before h (and by the end).
         while let Some(d) = w.switches[0].core.pop_departure(SimTime(h.0 - 1)) {
             if d.start > end {
@@ -255,6 +260,13 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
                 f.bytes_delivered += d.frame.payload_bytes();
             }
         }
+    }
+    for g in &src {
+        let app = &w.udp[g.app];
+        flows[app.template.flow as usize].sent = app.sent;
+    }
+    for (f, d) in flows.iter_mut().zip(&w.switches[0].dropped_by_flow) {
+        f.dropped = *d;
     }
     let in_switch = w.switches[0].core.frames_held();
     let books = BenchBooks {

@@ -72,6 +72,19 @@ impl SwitchRuntime {
     }
 }
 
+impl SwitchRuntime {
+    /// Frames the core refused since the last call: each is counted in
+    /// `dropped_by_flow`, then shown to `each`.
+    pub fn book_refused(&mut self, mut each: impl FnMut(&Packet)) {
+        for r in self.core.take_refused() {
+            if let Some(d) = self.dropped_by_flow.get_mut(r.frame.flow as usize) {
+                *d += 1;
+            }
+            each(&r.frame);
+        }
+    }
+}
+
 impl World {
     /// A frame's last bit reached switch `s`.
     pub(super) fn switch_receive(&mut self, s: u32, pkt: Packet) {
@@ -123,16 +136,14 @@ impl World {
         }
         let until = if safe == SimTime::NEVER { safe } else { safe + rt.config.lookup };
         rt.core.advance(until);
-        for r in rt.core.take_refused() {
-            let l3 = r.frame.l3_bytes as u64;
-            self.books.queued_frames -= 1;
-            self.books.queued_bytes -= l3;
-            self.books.dropped_frames += 1;
-            self.books.dropped_bytes += l3;
-            if let Some(d) = rt.dropped_by_flow.get_mut(r.frame.flow as usize) {
-                *d += 1;
-            }
-        }
+        let books = &mut self.books;
+        rt.book_refused(|frame| {
+            let l3 = frame.l3_bytes as u64;
+            books.queued_frames -= 1;
+            books.queued_bytes -= l3;
+            books.dropped_frames += 1;
+            books.dropped_bytes += l3;
+        });
         while let Some(d) = self.switches[s as usize].core.pop_departure(now) {
             let port = self.switches[s as usize].ports[d.out];
             if let Some(m) = self.ports[port as usize].monitor {
