@@ -27,6 +27,7 @@ impl Stream {
         Stream(Xoshiro256PlusPlus::seed_from_u64(h))
     }
 
+    #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }

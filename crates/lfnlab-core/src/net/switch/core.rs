@@ -54,15 +54,26 @@ struct SlotClock {
     tau_ps: f64,
 }
 
+/// Times from here on (2^62 ps, 53 days) stand for "no bound" to the slot clock.
+const FAR_PS: u64 = 1 << 62;
+
 impl SlotClock {
+    // Slot numbers and times stay below 2^63, so they convert through i64:
+    // one instruction each way, the same values as a u64 conversion.
     #[inline]
     fn time(&self, k: u64) -> SimTime {
         // Rounded to the nearest picosecond (k·τ ≥ 0, so +0.5 and truncation do it).
-        SimTime((k as f64 * self.tau_ps + 0.5) as u64)
+        SimTime((k as i64 as f64 * self.tau_ps + 0.5) as i64 as u64)
     }
 
+    #[inline]
     fn first_at_or_after(&self, t: SimTime) -> u64 {
-        let mut k = (t.0 as f64 / self.tau_ps).ceil() as u64;
+        debug_assert!(t.0 < FAR_PS, "a slot time below 2^62 ps");
+        let x = t.0 as i64 as f64 / self.tau_ps;
+        let mut k = x as i64 as u64; // x ≥ 0: truncation, then the ceiling
+        if (k as i64 as f64) < x {
+            k += 1;
+        }
         while self.time(k) < t {
             k += 1;
         }
@@ -389,7 +400,7 @@ impl<F: Frame> SwitchCore<F> {
     /// slot on, all starting before `bound`; returns the start of the last one run.
     fn run_quiet(&mut self, bound: SimTime) -> Option<SimTime> {
         let f = self.fab.as_mut().expect("fabric");
-        let max_slots = if bound == SimTime::NEVER { u64::MAX } else { f.clock.first_at_or_after(bound).saturating_sub(f.next_slot) };
+        let max_slots = if bound.0 >= FAR_PS { u64::MAX } else { f.clock.first_at_or_after(bound).saturating_sub(f.next_slot) };
         let mut out = OutBuffers { bytes: &mut f.out_bytes, ready: &mut f.out_ready, limit: f.out_limit, cell_bytes: f.cell_bytes, max_bytes: &mut f.out_max_bytes };
         let ran = f.fabric.run_quiet(max_slots, &mut out);
         if ran == 0 {

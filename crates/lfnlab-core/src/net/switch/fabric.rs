@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use super::config::{FabricMode, QUANTUM_INFINITE};
 use super::memory::MemPool;
-use super::sched::{members, rr_order, Scheduler, UNMATCHED};
+use super::sched::{members, random_pick, rr_order, Scheduler, UNMATCHED};
 
 /// A frame waiting at an input.
 #[derive(Clone, Copy, Debug)]
@@ -397,6 +397,9 @@ impl<F: Copy> Fabric<F> {
     fn jump_random(&mut self, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
         let Some(after) = self.sched.grants_random() else { return 0 };
         let Some(outs) = self.single_ready_requests(*out.ready) else { return 0 };
+        if outs.count_ones() == 1 {
+            return self.jump_random_one(outs.trailing_zeros() as usize, after, max_slots, out);
+        }
         let mut k = max_slots;
         let mut cols = [0u64; 64];
         for j in members(outs) {
@@ -433,6 +436,40 @@ impl<F: Copy> Fabric<F> {
         for i in members(self.wanting) {
             if sent[i] > 0 {
                 self.cross_quiet(i, self.wants[i].trailing_zeros() as usize, sent[i], out);
+            }
+        }
+        done
+    }
+
+    /// [`Fabric::jump_random`] when the wanting inputs all request output `j`
+    /// (the two-flow bench): the same draws, with the stream held locally.
+    fn jump_random_one(&mut self, j: usize, after: u64, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
+        let col = self.wanting;
+        let k = max_slots.min(out.room_cells(j));
+        // Per requester: cells its head frame has left, and cells it sent.
+        let (mut left, mut sent) = ([0u32; 64], [0u32; 64]);
+        for i in members(col) {
+            left[i] = self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left;
+        }
+        let rng = self.sched.rng_mut();
+        let mut done = 0u64;
+        while done < k {
+            let before = rng.clone();
+            let i = random_pick(col, rng);
+            if left[i] < 2 {
+                *rng = before; // the slot ends a frame: `step` runs it
+                break;
+            }
+            for _ in 0..after {
+                rng.next_u64();
+            }
+            left[i] -= 1;
+            sent[i] += 1;
+            done += 1;
+        }
+        for i in members(col) {
+            if sent[i] > 0 {
+                self.cross_quiet(i, j, sent[i], out);
             }
         }
         done

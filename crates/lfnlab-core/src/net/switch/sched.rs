@@ -158,6 +158,12 @@ impl Scheduler {
         }
     }
 
+    /// The random stream, for a caller that draws exactly as `schedule` would.
+    #[inline]
+    pub fn rng_mut(&mut self) -> &mut Stream {
+        &mut self.rng
+    }
+
     /// The random stream's state, to take back draws for a slot not run.
     pub fn rng_state(&self) -> Stream {
         self.rng.clone()
