@@ -52,6 +52,8 @@ pub struct Refused<F> {
 #[derive(Clone, Copy, Debug)]
 struct SlotClock {
     tau_ps: f64,
+    /// 1/τ, for estimates that `time` corrects.
+    per_tau: f64,
 }
 
 /// Times from here on (2^62 ps, 53 days) stand for "no bound" to the slot clock.
@@ -64,6 +66,24 @@ impl SlotClock {
     fn time(&self, k: u64) -> SimTime {
         // Rounded to the nearest picosecond (k·τ ≥ 0, so +0.5 and truncation do it).
         SimTime((k as i64 as f64 * self.tau_ps + 0.5) as i64 as u64)
+    }
+
+    /// Slots from slot `k` (which starts at `t_k`) on that start before `bound`:
+    /// `first_at_or_after(bound) − k`, estimated from the span and corrected.
+    #[inline]
+    fn slots_before(&self, k: u64, t_k: SimTime, bound: SimTime) -> u64 {
+        debug_assert!(bound.0 < FAR_PS && self.time(k) == t_k);
+        if bound <= t_k {
+            return 0;
+        }
+        let mut m = k + ((bound.0 - t_k.0) as i64 as f64 * self.per_tau) as i64 as u64;
+        while self.time(m) < bound {
+            m += 1;
+        }
+        while m > k && self.time(m - 1) >= bound {
+            m -= 1;
+        }
+        m - k
     }
 
     #[inline]
@@ -177,7 +197,7 @@ impl<F: Frame> SwitchCore<F> {
                 let tau_ps = 8.0 * cfg.cell_bytes as f64 * PS_PER_S as f64 / (cfg.speedup * line_bps * clock);
                 let side = FabricSide {
                     fabric,
-                    clock: SlotClock { tau_ps },
+                    clock: SlotClock { tau_ps, per_tau: 1.0 / tau_ps },
                     next_slot: 0,
                     next_slot_t: SimTime::ZERO,
                     cell_bytes: cfg.cell_bytes as u64,
@@ -241,18 +261,28 @@ impl<F: Frame> SwitchCore<F> {
             self.admit_due(t);
             if t_slot == t {
                 // Slots run back to back until one completes a frame (which can
-                // start a line) or the next other event: nothing else changes.
+                // start a line) or an output has an event: nothing else changes.
                 // Slots that complete no frame (quiet) run as batches, with the
-                // same result; the others one by one.
-                let bound = t_out.min(t_in).min(until);
+                // same result; the others one by one. Frames that become
+                // eligible before then are admitted between the slots, as the
+                // outer loop would (no output event comes first; a line never
+                // starts at an admission, whose frame is still at its input).
+                let bound = t_out.min(until);
+                let mut t_in = self.next_ingress_time();
                 self.align_slot(t);
                 loop {
-                    if let Some(last) = self.run_quiet(bound) {
+                    if let Some(last) = self.run_quiet(bound.min(t_in)) {
                         self.now = last;
                     } else if self.run_slot() {
                         break;
                     }
-                    let next = self.next_slot_time();
+                    let mut next = self.next_slot_time();
+                    while t_in < bound && t_in <= next {
+                        self.now = t_in;
+                        self.admit_due(t_in);
+                        t_in = self.next_ingress_time();
+                        next = self.next_slot_time();
+                    }
                     if next >= bound {
                         break;
                     }
@@ -275,8 +305,12 @@ impl<F: Frame> SwitchCore<F> {
     #[inline]
     fn next_times(&self) -> (SimTime, SimTime, SimTime) {
         let t_out = members(self.out_busy).map(|j| self.outputs[j].next_time()).min().unwrap_or(SimTime::NEVER);
-        let t_in = members(self.ingress_busy).map(|i| self.ingress[i][0].0).min().unwrap_or(SimTime::NEVER);
-        (t_out, t_in, self.next_slot_time())
+        (t_out, self.next_ingress_time(), self.next_slot_time())
+    }
+
+    #[inline]
+    fn next_ingress_time(&self) -> SimTime {
+        members(self.ingress_busy).map(|i| self.ingress[i][0].0).min().unwrap_or(SimTime::NEVER)
     }
 
     #[inline]
@@ -400,7 +434,7 @@ impl<F: Frame> SwitchCore<F> {
     /// slot on, all starting before `bound`; returns the start of the last one run.
     fn run_quiet(&mut self, bound: SimTime) -> Option<SimTime> {
         let f = self.fab.as_mut().expect("fabric");
-        let max_slots = if bound.0 >= FAR_PS { u64::MAX } else { f.clock.first_at_or_after(bound).saturating_sub(f.next_slot) };
+        let max_slots = if bound.0 >= FAR_PS { u64::MAX } else { f.clock.slots_before(f.next_slot, f.next_slot_t, bound) };
         let mut out = OutBuffers { bytes: &mut f.out_bytes, ready: &mut f.out_ready, limit: f.out_limit, cell_bytes: f.cell_bytes, max_bytes: &mut f.out_max_bytes };
         let ran = f.fabric.run_quiet(max_slots, &mut out);
         if ran == 0 {

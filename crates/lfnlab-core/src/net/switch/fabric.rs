@@ -355,9 +355,11 @@ impl<F: Copy> Fabric<F> {
             return 0;
         }
         let Some(outs) = self.single_ready_requests(*out.ready) else { return 0 };
+        // One output requested: all wanting inputs are its requesters.
+        let requesters = |f: &Self, j: usize| if outs.count_ones() == 1 { f.wanting } else { f.sole_requesters(j) };
         let mut k = max_slots;
         for j in members(outs) {
-            let col = self.sole_requesters(j);
+            let col = requesters(self, j);
             let r = col.count_ones() as u64;
             for (m, i) in rr_order(col, self.sched.grant_pointer(j)).enumerate() {
                 let left = self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left as u64;
@@ -369,7 +371,7 @@ impl<F: Copy> Fabric<F> {
             return 0;
         }
         for j in members(outs) {
-            let col = self.sole_requesters(j);
+            let col = requesters(self, j);
             let r = col.count_ones() as u64;
             let (mut served, mut last) = (0u64, 0usize);
             for (m, i) in rr_order(col, self.sched.grant_pointer(j)).enumerate() {
