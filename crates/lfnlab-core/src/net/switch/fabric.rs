@@ -453,13 +453,37 @@ impl<F: Copy> Fabric<F> {
         for i in members(col) {
             left[i] = self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left;
         }
-        let rng = self.sched.rng_mut();
+        // A local copy of the stream (kept in registers), put back after.
+        let mut rng = self.sched.rng_mut().clone();
         let mut done = 0u64;
-        while done < k {
+        if col.count_ones() == 2 {
+            // Two requesters a < b: `random_pick` takes b when the draw's top bit is set.
+            let (a, b) = (col.trailing_zeros() as usize, 63 - col.leading_zeros() as usize);
+            let (mut la, mut lb) = (left[a], left[b]);
+            while done < k {
+                let before = rng.clone();
+                let take_b = rng.next_u64() >> 63 == 1;
+                if (if take_b { lb } else { la }) < 2 {
+                    rng = before;
+                    break;
+                }
+                for _ in 0..after {
+                    rng.next_u64();
+                }
+                if take_b {
+                    lb -= 1;
+                } else {
+                    la -= 1;
+                }
+                done += 1;
+            }
+            (sent[a], sent[b]) = (left[a] - la, left[b] - lb);
+        }
+        while done < k && col.count_ones() != 2 {
             let before = rng.clone();
-            let i = random_pick(col, rng);
+            let i = random_pick(col, &mut rng);
             if left[i] < 2 {
-                *rng = before; // the slot ends a frame: `step` runs it
+                rng = before; // the slot ends a frame: `step` runs it
                 break;
             }
             for _ in 0..after {
@@ -469,6 +493,7 @@ impl<F: Copy> Fabric<F> {
             sent[i] += 1;
             done += 1;
         }
+        *self.sched.rng_mut() = rng;
         for i in members(col) {
             if sent[i] > 0 {
                 self.cross_quiet(i, j, sent[i], out);
