@@ -260,21 +260,25 @@ impl<F: Frame> SwitchCore<F> {
             self.finish_lines(t);
             self.admit_due(t);
             if t_slot == t {
-                // Slots run back to back until one completes a frame (which can
-                // start a line) or an output has an event: nothing else changes.
+                // Slots run back to back until an output has an event (a frame
+                // that completes bounds them by its output's next event, as it
+                // can start a line at the slot's end): nothing else changes.
                 // Slots that complete no frame (quiet) run as batches, with the
                 // same result; the others one by one. Frames that become
                 // eligible before then are admitted between the slots, as the
                 // outer loop would (no output event comes first; a line never
                 // starts at an admission, whose frame is still at its input).
-                let bound = t_out.min(until);
+                let mut bound = t_out.min(until);
                 let mut t_in = self.next_ingress_time();
                 self.align_slot(t);
                 loop {
                     if let Some(last) = self.run_quiet(bound.min(t_in)) {
                         self.now = last;
-                    } else if self.run_slot() {
-                        break;
+                    } else {
+                        let outs = self.run_slot();
+                        if let Some(t_o) = members(outs).map(|j| self.outputs[j].next_time()).min() {
+                            bound = bound.min(t_o);
+                        }
                     }
                     let mut next = self.next_slot_time();
                     while t_in < bound && t_in <= next {
@@ -389,8 +393,8 @@ impl<F: Frame> SwitchCore<F> {
 
     /// The fabric's next slot (made current by `align_slot`): cells cross,
     /// completed frames wait at their output from the end of the slot.
-    /// Returns whether a frame completed.
-    fn run_slot(&mut self) -> bool {
+    /// Returns the outputs that received a completed frame.
+    fn run_slot(&mut self) -> u64 {
         let f = self.fab.as_mut().expect("fabric");
         let FabricSide { fabric, clock, next_slot, next_slot_t, cell_bytes, out_bytes, out_ready, out_limit, out_max_bytes } = f;
         let k = *next_slot;
@@ -398,13 +402,13 @@ impl<F: Frame> SwitchCore<F> {
         let slot_end = clock.time(k + 1);
         let outputs = &mut self.outputs;
         let out_busy = &mut self.out_busy;
-        let mut completed = false;
+        let mut completed = 0u64;
         let mut out = OutBuffers { bytes: out_bytes, ready: out_ready, limit: *out_limit, cell_bytes: *cell_bytes, max_bytes: out_max_bytes };
         fabric.step(*out.ready, &mut |c| {
             let j = match c {
                 Crossed::Cell { out } => out,
                 Crossed::Last { out, input, frame, cells } => {
-                    completed = true;
+                    completed |= 1 << out;
                     let bytes = cells as u64 * *cell_bytes;
                     outputs[out].push(Waiting { frame, ready: slot_end, input: input as u8, release: bytes, l2_bytes: frame.l2_bytes() as u32 });
                     *out_busy |= 1 << out;
