@@ -448,55 +448,78 @@ impl<F: Copy> Fabric<F> {
     fn jump_random_one(&mut self, j: usize, after: u64, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
         let col = self.wanting;
         let k = max_slots.min(out.room_cells(j));
-        // Per requester: cells its head frame has left, and cells it sent.
-        let (mut left, mut sent) = ([0u32; 64], [0u32; 64]);
-        for i in members(col) {
-            left[i] = self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left;
-        }
+        let head_left = |f: &Self, i: usize| f.queues[f.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left;
         // A local copy of the stream (kept in registers), put back after.
         let mut rng = self.sched.rng_mut().clone();
         let mut done = 0u64;
-        if col.count_ones() == 2 {
-            // Two requesters a < b: `random_pick` takes b when the draw's top bit is set.
-            let (a, b) = (col.trailing_zeros() as usize, 63 - col.leading_zeros() as usize);
-            let (mut la, mut lb) = (left[a], left[b]);
-            while done < k {
-                let before = rng.clone();
-                let take_b = rng.next_u64() >> 63 == 1;
-                if (if take_b { lb } else { la }) < 2 {
-                    rng = before;
-                    break;
-                }
-                for _ in 0..after {
+        match col.count_ones() {
+            1 => {
+                // One candidate: each slot draws its pick and accept and moves a cell.
+                let i = col.trailing_zeros() as usize;
+                done = k.min(head_left(self, i) as u64 - 1);
+                for _ in 0..done * (1 + after) {
                     rng.next_u64();
                 }
-                if take_b {
-                    lb -= 1;
-                } else {
-                    la -= 1;
+                *self.sched.rng_mut() = rng;
+                if done > 0 {
+                    self.cross_quiet(i, j, done as u32, out);
                 }
-                done += 1;
             }
-            (sent[a], sent[b]) = (left[a] - la, left[b] - lb);
-        }
-        while done < k && col.count_ones() != 2 {
-            let before = rng.clone();
-            let i = random_pick(col, &mut rng);
-            if left[i] < 2 {
-                rng = before; // the slot ends a frame: `step` runs it
-                break;
+            2 => {
+                // Two requesters a < b: `random_pick` takes b when the draw's top bit is set.
+                let (a, b) = (col.trailing_zeros() as usize, 63 - col.leading_zeros() as usize);
+                let (left_a, left_b) = (head_left(self, a), head_left(self, b));
+                let (mut la, mut lb) = (left_a, left_b);
+                while done < k {
+                    let before = rng.clone();
+                    let take_b = rng.next_u64() >> 63 == 1;
+                    if (if take_b { lb } else { la }) < 2 {
+                        rng = before; // the slot ends a frame: `step` runs it
+                        break;
+                    }
+                    for _ in 0..after {
+                        rng.next_u64();
+                    }
+                    if take_b {
+                        lb -= 1;
+                    } else {
+                        la -= 1;
+                    }
+                    done += 1;
+                }
+                *self.sched.rng_mut() = rng;
+                for (i, sent) in [(a, left_a - la), (b, left_b - lb)] {
+                    if sent > 0 {
+                        self.cross_quiet(i, j, sent, out);
+                    }
+                }
             }
-            for _ in 0..after {
-                rng.next_u64();
-            }
-            left[i] -= 1;
-            sent[i] += 1;
-            done += 1;
-        }
-        *self.sched.rng_mut() = rng;
-        for i in members(col) {
-            if sent[i] > 0 {
-                self.cross_quiet(i, j, sent[i], out);
+            _ => {
+                // Per requester: cells its head frame has left, and cells it sent.
+                let (mut left, mut sent) = ([0u32; 64], [0u32; 64]);
+                for i in members(col) {
+                    left[i] = head_left(self, i);
+                }
+                while done < k {
+                    let before = rng.clone();
+                    let i = random_pick(col, &mut rng);
+                    if left[i] < 2 {
+                        rng = before;
+                        break;
+                    }
+                    for _ in 0..after {
+                        rng.next_u64();
+                    }
+                    left[i] -= 1;
+                    sent[i] += 1;
+                    done += 1;
+                }
+                *self.sched.rng_mut() = rng;
+                for i in members(col) {
+                    if sent[i] > 0 {
+                        self.cross_quiet(i, j, sent[i], out);
+                    }
+                }
             }
         }
         done
