@@ -76,31 +76,29 @@ impl SlotClock {
         if bound <= t_k {
             return 0;
         }
-        let mut m = k + ((bound.0 - t_k.0) as i64 as f64 * self.per_tau) as i64 as u64;
-        while self.time(m) < bound {
+        let estimate = k + ((bound.0 - t_k.0) as i64 as f64 * self.per_tau) as i64 as u64;
+        self.settle(estimate, bound, k) - k
+    }
+
+    /// The first slot at or after `t`, from an estimate `m` and a slot `floor`
+    /// known to start before `t` (or 0).
+    #[inline]
+    fn settle(&self, mut m: u64, t: SimTime, floor: u64) -> u64 {
+        while self.time(m) < t {
             m += 1;
         }
-        while m > k && self.time(m - 1) >= bound {
+        while m > floor && self.time(m - 1) >= t {
             m -= 1;
         }
-        m - k
+        m
     }
 
     #[inline]
     fn first_at_or_after(&self, t: SimTime) -> u64 {
         debug_assert!(t.0 < FAR_PS, "a slot time below 2^62 ps");
         let x = t.0 as i64 as f64 / self.tau_ps;
-        let mut k = x as i64 as u64; // x ≥ 0: truncation, then the ceiling
-        if (k as i64 as f64) < x {
-            k += 1;
-        }
-        while self.time(k) < t {
-            k += 1;
-        }
-        while k > 0 && self.time(k - 1) >= t {
-            k -= 1;
-        }
-        k
+        let k = x as i64 as u64; // x ≥ 0: truncation, then the ceiling
+        self.settle(if (k as i64 as f64) < x { k + 1 } else { k }, t, 0)
     }
 }
 

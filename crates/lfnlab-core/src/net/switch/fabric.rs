@@ -355,11 +355,9 @@ impl<F: Copy> Fabric<F> {
             return 0;
         }
         let Some(outs) = self.single_ready_requests(*out.ready) else { return 0 };
-        // One output requested: all wanting inputs are its requesters.
-        let requesters = |f: &Self, j: usize| if outs.count_ones() == 1 { f.wanting } else { f.sole_requesters(j) };
         let mut k = max_slots;
         for j in members(outs) {
-            let col = requesters(self, j);
+            let col = self.requesters(outs, j);
             let r = col.count_ones() as u64;
             for (m, i) in rr_order(col, self.sched.grant_pointer(j)).enumerate() {
                 let left = self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left as u64;
@@ -371,7 +369,7 @@ impl<F: Copy> Fabric<F> {
             return 0;
         }
         for j in members(outs) {
-            let col = requesters(self, j);
+            let col = self.requesters(outs, j);
             let r = col.count_ones() as u64;
             let (mut served, mut last) = (0u64, 0usize);
             for (m, i) in rr_order(col, self.sched.grant_pointer(j)).enumerate() {
@@ -399,14 +397,14 @@ impl<F: Copy> Fabric<F> {
     fn jump_random(&mut self, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
         let Some(after) = self.sched.grants_random() else { return 0 };
         let Some(outs) = self.single_ready_requests(*out.ready) else { return 0 };
-        if outs.count_ones() == 1 {
-            return self.jump_random_one(outs.trailing_zeros() as usize, after, max_slots, out);
+        if outs.count_ones() == 1 && self.wanting.count_ones() <= 2 {
+            return self.jump_random_few(outs.trailing_zeros() as usize, after, max_slots, out);
         }
         let mut k = max_slots;
         let mut cols = [0u64; 64];
         for j in members(outs) {
             k = k.min(out.room_cells(j));
-            cols[j] = self.sole_requesters(j);
+            cols[j] = self.requesters(outs, j);
         }
         let pairs = outs.count_ones() as u64;
         // Per input: cells its head frame has left, and cells it sent in these slots.
@@ -416,18 +414,22 @@ impl<F: Copy> Fabric<F> {
             left[i] = self.queues[self.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left;
         }
         let mut picked = [0u8; 64];
+        // A local copy of the stream (kept in registers), put back after.
+        let mut rng = self.sched.rng_mut().clone();
         let mut done = 0u64;
         'slots: while done < k {
-            let before = self.sched.rng_state();
+            let before = rng.clone();
             for j in members(outs) {
-                let i = self.sched.pick_random(cols[j]);
+                let i = random_pick(cols[j], &mut rng);
                 if left[i] < 2 {
-                    self.sched.set_rng_state(before);
+                    rng = before;
                     break 'slots;
                 }
                 picked[j] = i as u8;
             }
-            self.sched.skip_draws(after * pairs);
+            for _ in 0..after * pairs {
+                rng.next_u64();
+            }
             for j in members(outs) {
                 let i = picked[j] as usize;
                 left[i] -= 1;
@@ -435,6 +437,7 @@ impl<F: Copy> Fabric<F> {
             }
             done += 1;
         }
+        *self.sched.rng_mut() = rng;
         for i in members(self.wanting) {
             if sent[i] > 0 {
                 self.cross_quiet(i, self.wants[i].trailing_zeros() as usize, sent[i], out);
@@ -443,83 +446,48 @@ impl<F: Copy> Fabric<F> {
         done
     }
 
-    /// [`Fabric::jump_random`] when the wanting inputs all request output `j`
-    /// (the two-flow bench): the same draws, with the stream held locally.
-    fn jump_random_one(&mut self, j: usize, after: u64, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
+    /// [`Fabric::jump_random`] when one or two wanting inputs request output `j`
+    /// (the two-flow bench): the same draws, without per-input tables.
+    fn jump_random_few(&mut self, j: usize, after: u64, max_slots: u64, out: &mut OutBuffers<'_>) -> u64 {
         let col = self.wanting;
         let k = max_slots.min(out.room_cells(j));
         let head_left = |f: &Self, i: usize| f.queues[f.qi(i, j)].front().expect("a wanted queue holds a frame").cells_left;
-        // A local copy of the stream (kept in registers), put back after.
+        let (a, b) = (col.trailing_zeros() as usize, 63 - col.leading_zeros() as usize);
+        if a == b {
+            // One candidate: each slot draws its pick and accept and moves a cell.
+            let done = k.min(head_left(self, a) as u64 - 1);
+            self.sched.skip_draws(done * (1 + after));
+            if done > 0 {
+                self.cross_quiet(a, j, done as u32, out);
+            }
+            return done;
+        }
+        // Two requesters a < b: `random_pick` takes b when the draw's top bit is set.
+        let (left_a, left_b) = (head_left(self, a), head_left(self, b));
+        let (mut la, mut lb) = (left_a, left_b);
         let mut rng = self.sched.rng_mut().clone();
         let mut done = 0u64;
-        match col.count_ones() {
-            1 => {
-                // One candidate: each slot draws its pick and accept and moves a cell.
-                let i = col.trailing_zeros() as usize;
-                done = k.min(head_left(self, i) as u64 - 1);
-                for _ in 0..done * (1 + after) {
-                    rng.next_u64();
-                }
-                *self.sched.rng_mut() = rng;
-                if done > 0 {
-                    self.cross_quiet(i, j, done as u32, out);
-                }
+        while done < k {
+            let before = rng.clone();
+            let take_b = rng.next_u64() >> 63 == 1;
+            if (if take_b { lb } else { la }) < 2 {
+                rng = before; // the slot ends a frame: `step` runs it
+                break;
             }
-            2 => {
-                // Two requesters a < b: `random_pick` takes b when the draw's top bit is set.
-                let (a, b) = (col.trailing_zeros() as usize, 63 - col.leading_zeros() as usize);
-                let (left_a, left_b) = (head_left(self, a), head_left(self, b));
-                let (mut la, mut lb) = (left_a, left_b);
-                while done < k {
-                    let before = rng.clone();
-                    let take_b = rng.next_u64() >> 63 == 1;
-                    if (if take_b { lb } else { la }) < 2 {
-                        rng = before; // the slot ends a frame: `step` runs it
-                        break;
-                    }
-                    for _ in 0..after {
-                        rng.next_u64();
-                    }
-                    if take_b {
-                        lb -= 1;
-                    } else {
-                        la -= 1;
-                    }
-                    done += 1;
-                }
-                *self.sched.rng_mut() = rng;
-                for (i, sent) in [(a, left_a - la), (b, left_b - lb)] {
-                    if sent > 0 {
-                        self.cross_quiet(i, j, sent, out);
-                    }
-                }
+            for _ in 0..after {
+                rng.next_u64();
             }
-            _ => {
-                // Per requester: cells its head frame has left, and cells it sent.
-                let (mut left, mut sent) = ([0u32; 64], [0u32; 64]);
-                for i in members(col) {
-                    left[i] = head_left(self, i);
-                }
-                while done < k {
-                    let before = rng.clone();
-                    let i = random_pick(col, &mut rng);
-                    if left[i] < 2 {
-                        rng = before;
-                        break;
-                    }
-                    for _ in 0..after {
-                        rng.next_u64();
-                    }
-                    left[i] -= 1;
-                    sent[i] += 1;
-                    done += 1;
-                }
-                *self.sched.rng_mut() = rng;
-                for i in members(col) {
-                    if sent[i] > 0 {
-                        self.cross_quiet(i, j, sent[i], out);
-                    }
-                }
+            if take_b {
+                lb -= 1;
+            } else {
+                la -= 1;
+            }
+            done += 1;
+        }
+        *self.sched.rng_mut() = rng;
+        for (i, sent) in [(a, left_a - la), (b, left_b - lb)] {
+            if sent > 0 {
+                self.cross_quiet(i, j, sent, out);
             }
         }
         done
@@ -539,8 +507,13 @@ impl<F: Copy> Fabric<F> {
         Some(outs)
     }
 
-    /// The wanting inputs whose only request is output `j`.
-    fn sole_requesters(&self, j: usize) -> u64 {
+    /// In the jumps' regime (`outs` from [`Fabric::single_ready_requests`]):
+    /// the wanting inputs whose only request is output `j` (all of them when
+    /// `j` is the only output requested).
+    fn requesters(&self, outs: u64, j: usize) -> u64 {
+        if outs == 1 << j {
+            return self.wanting;
+        }
         members(self.wanting).filter(|&i| self.wants[i] == 1 << j).fold(0u64, |m, i| m | 1 << i)
     }
 

@@ -144,12 +144,6 @@ impl Scheduler {
         }
     }
 
-    /// An output's random grant among the requesters `col`, drawn as `schedule` draws it.
-    #[inline]
-    pub fn pick_random(&mut self, col: u64) -> usize {
-        random_pick(col, &mut self.rng)
-    }
-
     /// Draw and discard `n` numbers (draws whose choice has one candidate).
     #[inline]
     pub fn skip_draws(&mut self, n: u64) {
@@ -158,19 +152,11 @@ impl Scheduler {
         }
     }
 
-    /// The random stream, for a caller that draws exactly as `schedule` would.
+    /// The random stream, for a caller that draws exactly as `schedule` would
+    /// (the random-grant jump, which can take back a slot's draws).
     #[inline]
     pub fn rng_mut(&mut self) -> &mut Stream {
         &mut self.rng
-    }
-
-    /// The random stream's state, to take back draws for a slot not run.
-    pub fn rng_state(&self) -> Stream {
-        self.rng.clone()
-    }
-
-    pub fn set_rng_state(&mut self, s: Stream) {
-        self.rng = s;
     }
 
     /// Output `j`'s grant pointer.
