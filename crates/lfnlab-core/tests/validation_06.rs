@@ -184,3 +184,25 @@ fn v8_receive_window() {
         assert!((got / want - 1.0).abs() <= 0.02, "B_rcv = {k}·BDP: goodput {got:.0} vs {want:.0}");
     }
 }
+
+/// The bench's in-flight count (issue 9), `conservation.frames_in_network_max`:
+/// when slow start first fills the 1·BDP drop-tail queue, the bottleneck sends
+/// back to back, so the network holds the full queue plus the frames its
+/// 25 ms link carries, one per 1538-byte wire time (≈ 2031), plus ACKs. It can
+/// never hold more than that plus one ACK per data frame on the return path
+/// and a full sender qdisc (txqueuelen 1000, the spec 06 §5.1 default).
+#[test]
+fn in_network_peak_covers_a_full_queue_and_its_link() {
+    let out = Path06 { duration: "5s", ..Default::default() }.run();
+    let c = &out.summary.conservation;
+    let q = out.summary.queues.iter().find(|q| q.name == "wan->rcv").expect("bottleneck queue");
+    assert!(q.dropped > 0, "slow start must overflow the queue");
+    // Data frames are 1500 L3 bytes (MSS 1448 + 52).
+    let queue_frames = q.max_bytes / 1500;
+    let link_frames = 25e-3 * 1e9 / (1538.0 * 8.0);
+    let peak = c.frames_in_network_max as f64;
+    eprintln!("peak in network {peak}, queue max {queue_frames} frames, link {link_frames:.0} frames");
+    assert!(peak >= queue_frames as f64 + link_frames - 2.0, "peak {peak} below a full queue and link");
+    assert!(peak <= queue_frames as f64 + 2.0 * link_frames + 1000.0 + 64.0, "peak {peak} above queue + link + ACKs + qdisc");
+    assert!(c.frames_in_network_max <= c.frames_emitted);
+}

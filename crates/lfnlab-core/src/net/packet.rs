@@ -186,9 +186,9 @@ impl Packet {
     }
 }
 
-#[cfg(test)]
 impl Packet {
-    /// A UDP packet of `l3` bytes from node 0 to node 1, for unit tests.
+    /// A UDP packet of `l3` bytes from node 0 to node 1, for unit tests and
+    /// the micro-benchmarks (`benches/`).
     pub fn test_udp(l3: u32) -> Packet {
         Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO, ingress: 0 }
     }

@@ -174,6 +174,8 @@ pub struct ConservationSummary {
     pub frames_on_links_at_end: u64,
     /// In a processing stage ahead of a queue (spec 02 §2.5.7).
     pub frames_processing_at_end: u64,
+    /// Most frames in the network at once over the run (queued, processing or on links).
+    pub frames_in_network_max: u64,
     pub bytes_emitted: u64,
     pub bytes_delivered: u64,
     pub bytes_dropped: u64,

@@ -238,6 +238,7 @@ mod tests {
                 frames_queued_at_end: 0,
                 frames_on_links_at_end: 0,
                 frames_processing_at_end: 0,
+                frames_in_network_max: 0,
                 bytes_emitted: 10,
                 bytes_delivered: 10,
                 bytes_dropped: 0,

@@ -291,6 +291,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             frames_queued_at_end: b.queued_frames,
             frames_on_links_at_end: on_links_frames,
             frames_processing_at_end: b.processing_frames,
+            frames_in_network_max: b.peak_in_network_frames,
             bytes_emitted: b.emitted_bytes,
             bytes_delivered: b.delivered_bytes,
             bytes_dropped: b.dropped_bytes,

@@ -196,6 +196,9 @@ pub struct Books {
     /// PAUSE frames (MAC control, not traffic) on links right now.
     pub control_frames_on_links: u64,
     pub control_bytes_on_links: u64,
+    /// Most frames in the network at once (queued, processing or on links),
+    /// the denominator of the bench's bytes per in-flight packet (issue 9).
+    pub peak_in_network_frames: u64,
 }
 
 impl Books {
@@ -209,6 +212,9 @@ impl Books {
         if accepted {
             self.queued_frames += 1;
             self.queued_bytes += l3;
+            // Only an accepted emission raises the count held (spec 06 §7 V5 identity).
+            let held = self.emitted_frames - self.delivered_frames - self.dropped_frames;
+            self.peak_in_network_frames = self.peak_in_network_frames.max(held);
         } else {
             self.dropped_frames += 1;
             self.dropped_bytes += l3;

@@ -33,6 +33,20 @@ pub struct SegRecord {
 }
 
 impl SegRecord {
+    /// Segment `i` of a run of `mss`-byte segments, sent at `i` ps, for unit
+    /// tests and the micro-benchmarks (`benches/`).
+    pub fn test_segment(i: u64, mss: u32) -> SegRecord {
+        SegRecord {
+            start: i * mss as u64,
+            len: mss,
+            flags: 0,
+            sent_at: SimTime(i),
+            delivered: 0,
+            delivered_time: SimTime(0),
+            first_sent_time: SimTime(0),
+            app_limited: false,
+        }
+    }
     pub fn end(&self) -> u64 {
         self.start + self.len as u64
     }
@@ -366,16 +380,7 @@ mod tests {
     fn board(n: u64, mss: u32) -> Scoreboard {
         let mut b = Scoreboard::new();
         for i in 0..n {
-            b.push(SegRecord {
-                start: i * mss as u64,
-                len: mss,
-                flags: 0,
-                sent_at: SimTime(i),
-                delivered: 0,
-                delivered_time: SimTime(0),
-                first_sent_time: SimTime(0),
-                app_limited: false,
-            });
+            b.push(SegRecord::test_segment(i, mss));
         }
         b
     }
