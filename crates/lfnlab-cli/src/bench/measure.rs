@@ -82,12 +82,17 @@ impl Measurement {
     }
 }
 
-/// The run of median wall time (the lower middle of an even count).
-pub fn median(runs: &[Measurement]) -> &Measurement {
+/// The element of median `key` (the lower middle of an even count).
+fn median_by<T>(runs: &[T], key: impl Fn(&T) -> f64) -> &T {
     assert!(!runs.is_empty(), "median of no runs");
-    let mut order: Vec<usize> = (0..runs.len()).collect();
-    order.sort_by(|&a, &b| runs[a].wall_s.total_cmp(&runs[b].wall_s));
-    &runs[order[(runs.len() - 1) / 2]]
+    let mut order: Vec<&T> = runs.iter().collect();
+    order.sort_by(|a, b| key(a).total_cmp(&key(b)));
+    order[(runs.len() - 1) / 2]
+}
+
+/// The run of median wall time.
+pub fn median(runs: &[Measurement]) -> &Measurement {
+    median_by(runs, |m| m.wall_s)
 }
 
 /// One scenario's repeats: the median run's figures plus every run's wall time.
@@ -100,7 +105,7 @@ pub fn repeats_json(runs: &[Measurement]) -> Value {
 
 /// Cost per data packet across the BDP series: each member's median ns per data
 /// packet and the largest over the smallest (issue 9: within 2×).
-pub fn flatness_json(medians: &[&Measurement]) -> Option<Value> {
+pub fn flatness_json(medians: &[Measurement]) -> Option<Value> {
     if medians.len() < 2 {
         return None;
     }
@@ -139,12 +144,9 @@ impl SweepMeasurement {
     }
 }
 
-/// The sweep of median parallel wall time, with every repeat's figures.
+/// The sweep of median speed-up, with every repeat's figures.
 pub fn sweep_repeats_json(runs: &[SweepMeasurement]) -> Value {
-    assert!(!runs.is_empty(), "median of no sweeps");
-    let mut order: Vec<usize> = (0..runs.len()).collect();
-    order.sort_by(|&a, &b| runs[a].speedup().total_cmp(&runs[b].speedup()));
-    let mut v = runs[order[(runs.len() - 1) / 2]].to_json();
+    let mut v = median_by(runs, SweepMeasurement::speedup).to_json();
     v["repeats"] = json!(runs.len());
     v["speedup_runs"] = json!(runs.iter().map(SweepMeasurement::speedup).collect::<Vec<_>>());
     v["serial_wall_s_runs"] = json!(runs.iter().map(|m| m.serial_wall_s).collect::<Vec<_>>());
@@ -208,10 +210,10 @@ mod tests {
     #[test]
     fn flatness_is_the_largest_over_the_smallest_cost() {
         let (a, b, c) = (m("a", 1_000, 1e-3), m("b", 1_000, 3e-3), m("c", 2_000, 3e-3));
-        let v = flatness_json(&[&a, &b, &c]).unwrap();
+        let v = flatness_json(&[a.clone(), b, c]).unwrap();
         assert_eq!(v["ns_per_data_packet"], json!([1000.0, 3000.0, 1500.0]));
         assert_eq!(v["max_over_min"], 3.0);
-        assert!(flatness_json(&[&a]).is_none());
+        assert!(flatness_json(&[a]).is_none());
     }
 
     #[test]

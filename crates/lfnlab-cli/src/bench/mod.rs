@@ -67,9 +67,7 @@ fn select(names: &[String]) -> Result<Vec<&'static BenchScenario>, Error> {
 fn measure_once(b: &BenchScenario, s: &scenario::model::Scenario) -> Result<Measurement, Error> {
     let before = memory::read();
     let reset = memory::reset_peak();
-    let output = sim::run(s)?;
-    let mut m = Measurement::from_summary(b.name, &output.summary);
-    drop(output);
+    let mut m = Measurement::from_summary(b.name, &sim::run(s)?.summary);
     if reset {
         m.rss_before = before;
         m.rss_peak_bytes = memory::read().map(|r| r.peak_bytes);
@@ -143,16 +141,16 @@ pub fn bench(a: &BenchArgs) -> Result<(), Error> {
             print_run(&m);
             runs.push(m);
         }
+        let med = measure::median(&runs);
         if a.repeat > 1 {
-            let med = measure::median(&runs);
             say(format_args!("{}: median of {} runs: {:.2} s wall", b.name, a.repeat, med.wall_s));
         }
         if b.bdp_series {
-            series.push(measure::median(&runs).clone());
+            series.push(med.clone());
         }
         entries.push(measure::repeats_json(&runs));
     }
-    let flatness = measure::flatness_json(&series.iter().collect::<Vec<_>>());
+    let flatness = measure::flatness_json(&series);
     if let Some(f) = &flatness {
         say(format_args!("BDP series: cost per data packet, largest / smallest = {:.2}", f["max_over_min"].as_f64().unwrap_or(f64::NAN)));
     }

@@ -119,15 +119,16 @@ fn web_scenario_is_the_t0_web_workload() {
     assert_eq!(s.sim.duration.unwrap().span, Span::from_secs(3600));
 }
 
+/// A small bulk scenario outside the catalogue, and its loaded form.
+fn tiny(bulk: Bulk) -> (BenchScenario, Scenario) {
+    let b = BenchScenario { name: "tiny", about: "", workload: Workload::Bulk(bulk), bdp_series: false };
+    let s = scenario::load_str(&b.toml(), b.name, &[]).unwrap();
+    (b, s)
+}
+
 #[test]
 fn a_sweep_times_equal_runs_both_ways() {
-    let b = BenchScenario {
-        name: "tiny",
-        about: "",
-        workload: Workload::Bulk(Bulk::engine("100Mbps", "1Gbps", "5ms", "1MB", "cubic", "off").lasting("200ms")),
-        bdp_series: false,
-    };
-    let s = scenario::load_str(&b.toml(), b.name, &[]).unwrap();
+    let (_, s) = tiny(Bulk::engine("100Mbps", "1Gbps", "5ms", "1MB", "cubic", "off").lasting("200ms"));
     let m = sweep::measure("tiny", &s, 4, 2).unwrap();
     assert_eq!((m.runs, m.workers), (4, 2));
     assert!(m.serial_wall_s > 0.0 && m.parallel_wall_s > 0.0);
@@ -136,13 +137,7 @@ fn a_sweep_times_equal_runs_both_ways() {
 #[test]
 fn one_measured_run_reads_its_memory() {
     let _one = memory::RSS_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-    let b = BenchScenario {
-        name: "tiny",
-        about: "",
-        workload: Workload::Bulk(Bulk::engine("1Gbps", "10Gbps", "10ms", "10MB", "cubic", "off").lasting("1s")),
-        bdp_series: false,
-    };
-    let s = scenario::load_str(&b.toml(), b.name, &[]).unwrap();
+    let (b, s) = tiny(Bulk::engine("1Gbps", "10Gbps", "10ms", "10MB", "cubic", "off").lasting("1s"));
     let m = measure_once(&b, &s).unwrap();
     assert!(m.data_packets > 10_000 && m.frames_in_network_max > 100, "{m:?}");
     assert!(m.frames_in_network_max < m.data_packets);

@@ -32,6 +32,14 @@ impl Stream {
         self.0.next_u64()
     }
 
+    /// Draw and discard `n` numbers: the stream ends where `n` draws leave it.
+    #[inline]
+    pub fn skip(&mut self, n: u64) {
+        for _ in 0..n {
+            self.0.next_u64();
+        }
+    }
+
     /// Uniform in [0, 1) with 53 bits.
     pub fn next_f64(&mut self) -> f64 {
         (self.0.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)

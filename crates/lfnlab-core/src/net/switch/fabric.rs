@@ -427,9 +427,7 @@ impl<F: Copy> Fabric<F> {
                 }
                 picked[j] = i as u8;
             }
-            for _ in 0..after * pairs {
-                rng.next_u64();
-            }
+            rng.skip(after * pairs);
             for j in members(outs) {
                 let i = picked[j] as usize;
                 left[i] -= 1;
@@ -474,9 +472,7 @@ impl<F: Copy> Fabric<F> {
                 rng = before; // the slot ends a frame: `step` runs it
                 break;
             }
-            for _ in 0..after {
-                rng.next_u64();
-            }
+            rng.skip(after);
             if take_b {
                 lb -= 1;
             } else {

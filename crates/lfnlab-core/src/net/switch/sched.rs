@@ -147,9 +147,7 @@ impl Scheduler {
     /// Draw and discard `n` numbers (draws whose choice has one candidate).
     #[inline]
     pub fn skip_draws(&mut self, n: u64) {
-        for _ in 0..n {
-            self.rng.next_u64();
-        }
+        self.rng.skip(n);
     }
 
     /// The random stream, for a caller that draws exactly as `schedule` would
