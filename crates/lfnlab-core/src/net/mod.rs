@@ -2,6 +2,7 @@
 pub mod burst_red;
 pub mod channel;
 pub mod drop;
+pub mod eager_fifo;
 pub mod fq;
 pub mod gilbert;
 pub mod impair;

@@ -192,6 +192,11 @@ impl Packet {
     pub fn test_udp(l3: u32) -> Packet {
         Packet { flow: 0, src: 0, dst: 1, kind: PacketKind::Udp, dir: 0, l3_bytes: l3, ip: IpFields::default(), tcp: TcpHeader::default(), tstamp: SimTime::ZERO, ingress: 0 }
     }
+
+    /// What fresh slots of preallocated packet storage hold (never read as a frame).
+    pub fn filler() -> Packet {
+        Packet::test_udp(0)
+    }
 }
 
 #[cfg(test)]

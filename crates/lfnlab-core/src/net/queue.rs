@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use super::drop::{DropCause, DropCounters};
+use super::eager_fifo::EagerFifo;
 use super::packet::{FlowId, Packet};
 use crate::engine::time::SimTime;
 
@@ -121,25 +122,47 @@ pub trait Qdisc {
     fn room_packets(&self, _flow: FlowId, _dir: u8) -> u64 {
         u64::MAX
     }
+    /// The discipline when it is an [`EagerFifo`], which the world drives
+    /// through its own calls instead of enqueue/dequeue.
+    fn as_eager(&mut self) -> Option<&mut EagerFifo> {
+        None
+    }
 }
 
 /// Drop-tail FIFO with an optional byte limit and an optional packet limit.
 /// Bytes counted are L2 frame bytes (spec 01 §2.8: "queued frame bytes + frame_len > B").
 pub struct Fifo {
     items: VecDeque<Packet>,
-    limit_bytes: Option<u64>,
-    limit_packets: Option<u64>,
+    limit: TailLimit,
     stats: QueueStats,
+}
+
+/// A drop-tail limit in L2 bytes and/or packets (spec 01 §2.8).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TailLimit {
+    pub bytes: Option<u64>,
+    pub packets: Option<u64>,
+}
+
+impl TailLimit {
+    /// Does a frame of `bytes` fit on top of the occupancy in `stats`?
+    #[inline]
+    pub fn fits(&self, stats: &QueueStats, bytes: u64) -> bool {
+        self.bytes.is_none_or(|b| stats.bytes + bytes <= b) && self.packets.is_none_or(|p| stats.packets < p)
+    }
 }
 
 impl Fifo {
     pub fn new(limit_bytes: Option<u64>, limit_packets: Option<u64>) -> Fifo {
-        Fifo { items: VecDeque::with_capacity(64), limit_bytes, limit_packets, stats: QueueStats::default() }
+        Fifo { items: VecDeque::with_capacity(64), limit: TailLimit { bytes: limit_bytes, packets: limit_packets }, stats: QueueStats::default() }
     }
 
     fn fits(&self, bytes: u64) -> bool {
-        self.limit_bytes.is_none_or(|b| self.stats.bytes + bytes <= b)
-            && self.limit_packets.is_none_or(|p| self.stats.packets < p)
+        self.limit.fits(&self.stats, bytes)
+    }
+
+    pub fn limit(&self) -> TailLimit {
+        self.limit
     }
 
     /// Invariant: counters agree with contents (checked in debug builds).
@@ -181,7 +204,7 @@ impl Qdisc for Fifo {
     }
 
     fn room_packets(&self, _flow: FlowId, _dir: u8) -> u64 {
-        self.limit_packets.map_or(u64::MAX, |p| p.saturating_sub(self.stats.packets))
+        self.limit.packets.map_or(u64::MAX, |p| p.saturating_sub(self.stats.packets))
     }
 }
 

@@ -4,20 +4,19 @@
 //! processing stage (`proc_stage.rs`, due = processing done) both hold their
 //! packets here.
 
-use std::collections::VecDeque;
-
 use super::packet::Packet;
+use crate::engine::block_ring::BlockRing;
 use crate::engine::time::SimTime;
 
 pub struct TimedFifo {
-    items: VecDeque<(SimTime, Packet)>,
+    items: BlockRing<(SimTime, Packet)>,
     /// L3 bytes held (conservation is kept in L3 bytes).
     bytes: u64,
 }
 
 impl TimedFifo {
     pub fn new() -> TimedFifo {
-        TimedFifo { items: VecDeque::with_capacity(64), bytes: 0 }
+        TimedFifo { items: BlockRing::new((SimTime::ZERO, Packet::filler())), bytes: 0 }
     }
 
     /// Append a packet due at `due`; returns true if it became the head (the
@@ -33,14 +32,9 @@ impl TimedFifo {
     /// Take the head packet if it is due by `now`.
     #[inline]
     pub fn pop_due(&mut self, now: SimTime) -> Option<Packet> {
-        match self.items.front() {
-            Some((t, _)) if *t <= now => {
-                let (_, p) = self.items.pop_front().unwrap();
-                self.bytes -= p.l3_bytes as u64;
-                Some(p)
-            }
-            _ => None,
-        }
+        let (_, p) = self.items.pop_front_if(|(t, _)| *t <= now)?;
+        self.bytes -= p.l3_bytes as u64;
+        Some(p)
     }
 
     #[inline]

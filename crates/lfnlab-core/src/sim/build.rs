@@ -36,7 +36,8 @@ use crate::net::fq::{Fq, FqConfig};
 use crate::net::ipg::IpgQdisc;
 use crate::net::tcp_nic::TcpNicQdisc;
 use crate::net::burst_red::BurstRedQueue;
-use crate::net::queue::{Fifo, Qdisc};
+use crate::net::eager_fifo::EagerFifo;
+use crate::net::queue::{Fifo, Qdisc, TailLimit};
 use crate::net::routing::RouteTable;
 use crate::scenario;
 use crate::scenario::model::{FlowKind, NodeKind, QueueSpec, Scenario, TraceMode};
@@ -57,7 +58,47 @@ fn ip_header_bytes(v: Option<u8>) -> u32 {
     if v == Some(6) { 40 } else { 20 }
 }
 
+/// How a world is built, beyond what the scenario says.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildOptions {
+    /// Router ports that qualify serve their FIFO eagerly (`net::eager_fifo`):
+    /// the same frames at the same times with one event fewer per frame. Off
+    /// only to check that claim (`tests/validation_06.rs`).
+    pub eager_ports: bool,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions { eager_ports: true }
+    }
+}
+
 pub fn build(s: &Scenario) -> Result<World, Error> {
+    build_with(s, BuildOptions::default())
+}
+
+/// A router port may start each frame on arrival when nothing can change its
+/// service after that (issue 9): a plain drop-tail FIFO, at a forwarding node
+/// that generates no PAUSE, with no PAUSE to honour, no monitor reading its
+/// occupancy over time and no Gilbert–Elliott rate change.
+fn make_eager(w: &mut World, fifo_limit: &[Option<TailLimit>]) {
+    for (pi, limit) in fifo_limit.iter().enumerate() {
+        let Some(limit) = limit else { continue };
+        let p = &w.ports[pi];
+        let node = p.node as usize;
+        let qualifies = w.nodes[node] == NodeRole::Forwarder
+            && w.ingress_fc[node].is_none()
+            && p.fc.is_none()
+            && p.monitor.is_none()
+            && p.bad_rate_bps.is_none()
+            && p.host.is_none();
+        if qualifies {
+            w.ports[pi].qdisc = Box::new(EagerFifo::new(*limit));
+        }
+    }
+}
+
+pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
     let bad = |m: String| Error::Runtime(format!("scenario is not resolved: {m}"));
     let duration = s.sim.duration.ok_or_else(|| bad("sim.duration".into()))?.span;
     let seed = s.sim.seed.unwrap_or(1);
@@ -72,6 +113,8 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
     let mut losses = Vec::new();
     let mut host_port: Vec<Option<u32>> = vec![None; n];
     let mut egress: HashMap<(usize, usize), u32> = HashMap::new();
+    // Per port: the limit of its plain drop-tail FIFO, if it has one.
+    let mut fifo_limit: Vec<Option<TailLimit>> = Vec::new();
     for (li, l) in s.link.iter().enumerate() {
         let (a, b) = (node_of(&l.from)?, node_of(&l.to)?);
         for (dir, (x, y)) in [(a, b), (b, a)].into_iter().enumerate() {
@@ -112,6 +155,7 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             losses.push(loss);
             let nd = &s.node[x];
             let pi = port_specs.len() as u32;
+            fifo_limit.push(None);
             // spec 02 §2.5.1: the interface's own table, else the node's.
             let qs_key = if dir == 0 { "quickstart" } else { "reverse_quickstart" };
             let qs_spec = if dir == 0 { l.quickstart.as_ref() } else { l.reverse_quickstart.as_ref() };
@@ -151,7 +195,11 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
                         let rng = Stream::derive(seed, &format!("link[{li}].{key}"));
                         (Box::new(BurstRedQueue::new(scenario::burst_red_config(q, rate_bps), rng)), 0)
                     }
-                    q => (Box::new(fifo_for(q)), PREAMBLE_BYTES + ROUTER_IPG_BYTES),
+                    q => {
+                        let fifo = fifo_for(q);
+                        fifo_limit[pi as usize] = Some(fifo.limit());
+                        (Box::new(fifo), PREAMBLE_BYTES + ROUTER_IPG_BYTES)
+                    }
                 };
                 Port {
                     node: x as NodeId,
@@ -411,6 +459,9 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
             let ch = w.ports[port as usize].channel;
             w.channel_monitor[ch as usize] = Some(mi);
         }
+    }
+    if opts.eager_ports {
+        make_eager(&mut w, &fifo_limit);
     }
     Ok(w)
 }

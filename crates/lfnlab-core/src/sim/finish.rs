@@ -76,10 +76,23 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     }
 
     // Books: emitted = delivered + dropped + queued + on links (frames and L3 bytes).
-    let b = w.books;
+    let mut b = w.books;
+    // Frames an eager port accepted but had not started by the end are on its
+    // link direction's ring, yet still queued (net::eager_fifo).
+    let (mut waiting_frames, mut waiting_bytes) = (0, 0);
+    for p in w.ports.iter_mut() {
+        if let Some(q) = p.qdisc.as_eager() {
+            q.settle(end);
+            let (f, by) = q.waiting();
+            waiting_frames += f;
+            waiting_bytes += by;
+        }
+    }
+    b.queued_frames += waiting_frames;
+    b.queued_bytes += waiting_bytes;
     // PAUSE frames on links are MAC control, outside the books.
-    let on_links_frames: u64 = w.channels.iter().map(|c| c.frames_on_link()).sum::<u64>() - b.control_frames_on_links;
-    let on_links_bytes: u64 = w.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>() - b.control_bytes_on_links;
+    let on_links_frames: u64 = w.channels.iter().map(|c| c.frames_on_link()).sum::<u64>() - b.control_frames_on_links - waiting_frames;
+    let on_links_bytes: u64 = w.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>() - b.control_bytes_on_links - waiting_bytes;
     // Frames in a host NIC's rings and FIFOs are still queued at that host (spec 04 §2.3).
     let in_nics: u64 = w.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum::<u64>()
         + w.hosts.iter().filter_map(|h| h.cpu.as_ref()).map(|c| c.rx_frames_held()).sum::<u64>();

@@ -43,8 +43,13 @@ pub struct RunOutput {
 /// Runs a resolved scenario (see `scenario::load_file`) to completion. Fails
 /// with `Error::Runtime` if the end-of-run conservation check does not hold.
 pub fn run(scenario: &Scenario) -> Result<RunOutput, Error> {
+    run_with(scenario, build::BuildOptions::default())
+}
+
+/// [`run`] with explicit build options.
+pub fn run_with(scenario: &Scenario, opts: build::BuildOptions) -> Result<RunOutput, Error> {
     let wall = std::time::Instant::now();
-    let mut world = build::build(scenario)?;
+    let mut world = build::build_with(scenario, opts)?;
     world.run();
     finish::finish(scenario, world, wall)
 }

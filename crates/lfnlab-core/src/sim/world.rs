@@ -460,6 +460,26 @@ impl World {
     fn enqueue_queue(&mut self, port: u32, pkt: Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
+        if let Some(q) = p.qdisc.as_eager() {
+            // The frame's start is fixed now: it goes to the line at once and
+            // the queue keeps only its occupancy (net::eager_fifo).
+            q.settle(now);
+            let l2 = pkt.l2_bytes();
+            if !q.fits(l2) {
+                q.count_drop(DropCause::Tail, l2);
+                self.books.dropped_frames += 1;
+                self.books.dropped_bytes += pkt.l3_bytes as u64;
+                return;
+            }
+            let start = p.busy_until.max(now);
+            q.push(start, &pkt);
+            p.busy_until = start + Span::serialization(l2 + p.framing_bytes as u64, p.rate_bps);
+            let ch = &mut self.channels[p.channel as usize];
+            if let Some(t) = ch.push(p.busy_until + ch.delay, pkt) {
+                self.events.push(t, Event::ChannelArrival(p.channel));
+            }
+            return;
+        }
         if let Some(m) = p.monitor {
             self.monitors[m as usize].advance(now, p.qdisc.stats());
         }

@@ -132,8 +132,13 @@ rcvbuf = "{bufs}"
 /// Load and run a scenario text. Every run checks conservation at its end
 /// (spec 06 §7 V5): an error here fails the test, naming the scenario.
 pub fn run_toml(text: &str) -> RunOutput {
+    run_toml_with(text, sim::build::BuildOptions::default())
+}
+
+/// [`run_toml`] with explicit build options.
+pub fn run_toml_with(text: &str, opts: sim::build::BuildOptions) -> RunOutput {
     let sc = scenario::load_str(text, "<test>", &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    sim::run(&sc).unwrap_or_else(|e| panic!("{e}"))
+    sim::run_with(&sc, opts).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The TCP of chapter 02's flows (spec 02 §2.6, §4.1): the linux-2.6 profile,

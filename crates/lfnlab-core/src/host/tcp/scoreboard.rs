@@ -5,7 +5,7 @@
 //! - loss marking, NextSeg rule 1 and rule 3 walk monotone scan pointers, so
 //!   each segment is visited a bounded number of times between RTOs.
 
-use std::collections::VecDeque;
+use crate::engine::block_ring::BlockRing;
 
 use super::ranges::RangeSet;
 use crate::engine::time::SimTime;
@@ -18,7 +18,7 @@ pub const RETRANS: u8 = 4;
 pub const EVER_RETRANS: u8 = 8;
 
 /// One segment as sent.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct SegRecord {
     pub start: u64,
     pub len: u32,
@@ -70,7 +70,7 @@ pub struct CumAck {
 
 #[derive(Default)]
 pub struct Scoreboard {
-    segs: VecDeque<SegRecord>,
+    segs: BlockRing<SegRecord>,
     /// Absolute index of `segs[0]`.
     base: u64,
     sacked: RangeSet,
@@ -90,7 +90,7 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     pub fn new() -> Scoreboard {
-        Scoreboard { segs: VecDeque::with_capacity(1024), ..Default::default() }
+        Scoreboard::default()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -340,7 +340,8 @@ impl Scoreboard {
     pub fn on_rto(&mut self) {
         self.retrans_out = 0;
         self.lost_out = 0;
-        for seg in self.segs.iter_mut() {
+        for i in 0..self.segs.len() {
+            let seg = &mut self.segs[i];
             seg.flags &= !(RETRANS | LOST);
             if !seg.has(SACKED) {
                 seg.flags |= LOST;
@@ -364,7 +365,7 @@ impl Scoreboard {
     /// Full recount of the flag counters (tests and debug checks).
     pub fn recount(&self) -> (u64, u64, u64) {
         let mut c = (0, 0, 0);
-        for s in &self.segs {
+        for s in self.segs.iter() {
             c.0 += s.has(SACKED) as u64;
             c.1 += s.has(LOST) as u64;
             c.2 += s.has(RETRANS) as u64;
@@ -376,6 +377,12 @@ impl Scoreboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_segment_record_is_compact() {
+        // One per segment in flight (issue 9 footprint): five 8-byte fields, length and flags.
+        assert!(std::mem::size_of::<SegRecord>() <= 48, "{}", std::mem::size_of::<SegRecord>());
+    }
 
     fn board(n: u64, mss: u32) -> Scoreboard {
         let mut b = Scoreboard::new();
