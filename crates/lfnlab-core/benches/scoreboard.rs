@@ -6,7 +6,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use lfnlab_core::host::tcp::scoreboard::{SegRecord, Scoreboard};
 
-const MSS: u32 = 1448;
+const MSS: u16 = 1448;
 
 fn seg(i: u64) -> SegRecord {
     SegRecord::test_segment(i, MSS)

@@ -182,11 +182,11 @@ fn gradual_window_opening_grows_two_segments_per_segment() {
     let mss = 1448u64;
     assert_eq!(s.rcv.mss as u64, mss);
     let hs_ack = out.pop().expect("the handshake ACK");
-    assert_eq!(hs_ack.tcp.wnd_bytes, down(4 * mss), "the window starts at 4·MSS");
+    assert_eq!(hs_ack.tcp.window(), down(4 * mss), "the window starts at 4·MSS");
     // Ten in-order segments: the cap is 4·MSS + 2·MSS each.
     let mut seg = sa;
     seg.tcp.flags = flags::ACK;
-    seg.tcp.payload = mss as u32;
+    seg.tcp.payload = mss as u16;
     for k in 0..10u64 {
         seg.tcp.seq = k * mss;
         seg.tcp.ts_val = ms(150 + k);

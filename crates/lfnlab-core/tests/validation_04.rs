@@ -232,7 +232,7 @@ fn advertised_window_follows_the_rule_for_several_buffers() {
             let seg = 9126u64;
             let seg_at = |r: &mut Receiver, at: u64, n: u64| {
                 for k in 0..n {
-                    let h = TcpHeader { seq: at + k * seg, payload: seg as u32, ..TcpHeader::default() };
+                    let h = TcpHeader { seq: at + k * seg, payload: seg as u16, ..TcpHeader::default() };
                     r.on_data(SimTime(1), &h, 9216, Span::from_ms(200));
                 }
             };

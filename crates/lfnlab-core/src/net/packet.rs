@@ -42,14 +42,15 @@ pub struct TcpHeader {
     pub seq: u64,
     /// Cumulative ACK: next byte expected (valid with `flags::ACK`).
     pub ack: u64,
-    /// Receive window in bytes, already scaled (what the peer may use).
-    pub wnd_bytes: u64,
+    /// Receive window in bytes, already scaled (what the peer may use): below
+    /// 2^30 (RFC 7323 §2.3), so 32 bits hold it.
+    pub wnd_bytes: u32,
     /// TSval: the sender's clock at transmission (0 = no timestamp option).
     pub ts_val: SimTime,
     /// TSecr: echoed TSval.
     pub ts_ecr: SimTime,
-    /// Payload bytes.
-    pub payload: u32,
+    /// Payload bytes: at most one MSS, below 2^16 (scenario MTUs stop at 9600).
+    pub payload: u16,
     /// SYN only: MSS option (payload of a full segment without timestamps).
     pub mss_opt: u16,
     pub flags: u8,
@@ -71,6 +72,17 @@ pub struct TcpHeader {
 impl TcpHeader {
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
+    }
+    /// The window field in bytes.
+    #[inline]
+    pub fn window(&self) -> u64 {
+        self.wnd_bytes as u64
+    }
+    /// Set the window field: below 2^30 bytes (65535 << 14, RFC 7323 §2.3).
+    #[inline]
+    pub fn set_window(&mut self, bytes: u64) {
+        debug_assert!(bytes < 1 << 30, "a TCP window is below 2^30 bytes");
+        self.wnd_bytes = bytes.min(u32::MAX as u64) as u32;
     }
     /// SACK block i as absolute byte range.
     pub fn sack_block(&self, i: usize) -> (u64, u64) {
@@ -205,8 +217,8 @@ mod tests {
 
     #[test]
     fn packet_is_compact() {
-        // Two cache lines; the Quick-Start options (spec 02) took it from 112 to 128.
-        assert!(std::mem::size_of::<Packet>() <= 128, "{}", std::mem::size_of::<Packet>());
+        // A link slot is a packet and its due time (issue 9 footprint): 120 + 8 bytes.
+        assert!(std::mem::size_of::<Packet>() <= 120, "{}", std::mem::size_of::<Packet>());
     }
 
     #[test]

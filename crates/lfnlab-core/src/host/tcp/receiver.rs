@@ -365,7 +365,7 @@ impl Receiver {
     /// Fill the ACK fields of an outgoing segment and reset the ACK state.
     pub fn fill_ack(&mut self, h: &mut TcpHeader) {
         h.ack = self.rcv_nxt;
-        h.wnd_bytes = self.advertised_window();
+        h.set_window(self.advertised_window());
         if self.timestamps {
             h.ts_ecr = self.ts_recent;
         }

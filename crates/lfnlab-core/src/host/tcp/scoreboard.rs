@@ -17,16 +17,20 @@ pub const RETRANS: u8 = 4;
 /// Ever retransmitted (Karn's rule).
 pub const EVER_RETRANS: u8 = 8;
 
-/// One segment as sent.
+/// One segment as sent: 40 bytes, one per segment outstanding (issue 9 footprint).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SegRecord {
     pub start: u64,
-    pub len: u32,
+    /// Payload bytes: at most the MSS, below 2^16 (the MSS option is 16 bits;
+    /// scenario MTUs stop at 9600).
+    pub len: u16,
     pub flags: u8,
     /// Last transmission time.
     pub sent_at: SimTime,
-    /// Delivery-rate state at send (spec 06 §4.2).
-    pub delivered: u64,
+    /// Delivery-rate state at send (spec 06 §4.2): the low 32 bits of the
+    /// sender's delivered count, as Linux keeps it (`tx.delivered`, u32);
+    /// [`SegRecord::delivered`] restores the full count.
+    pub delivered_lo32: u32,
     pub delivered_time: SimTime,
     pub first_sent_time: SimTime,
     pub app_limited: bool,
@@ -35,17 +39,23 @@ pub struct SegRecord {
 impl SegRecord {
     /// Segment `i` of a run of `mss`-byte segments, sent at `i` ps, for unit
     /// tests and the micro-benchmarks (`benches/`).
-    pub fn test_segment(i: u64, mss: u32) -> SegRecord {
+    pub fn test_segment(i: u64, mss: u16) -> SegRecord {
         SegRecord {
             start: i * mss as u64,
             len: mss,
             flags: 0,
             sent_at: SimTime(i),
-            delivered: 0,
+            delivered_lo32: 0,
             delivered_time: SimTime(0),
             first_sent_time: SimTime(0),
             app_limited: false,
         }
+    }
+    /// The sender's delivered count when this segment was sent, given the count
+    /// now: exact while fewer than 2^32 segments were delivered in between.
+    #[inline]
+    pub fn delivered(&self, delivered_now: u64) -> u64 {
+        delivered_now - (delivered_now as u32).wrapping_sub(self.delivered_lo32) as u64
     }
     pub fn end(&self) -> u64 {
         self.start + self.len as u64
@@ -381,10 +391,19 @@ mod tests {
     #[test]
     fn a_segment_record_is_compact() {
         // One per segment in flight (issue 9 footprint): five 8-byte fields, length and flags.
-        assert!(std::mem::size_of::<SegRecord>() <= 48, "{}", std::mem::size_of::<SegRecord>());
+        assert!(std::mem::size_of::<SegRecord>() <= 40, "{}", std::mem::size_of::<SegRecord>());
     }
 
-    fn board(n: u64, mss: u32) -> Scoreboard {
+    #[test]
+    fn the_delivered_count_survives_32_bit_wrap() {
+        let mut s = SegRecord::test_segment(0, 1448);
+        let at_send = (5u64 << 32) - 3;
+        s.delivered_lo32 = at_send as u32;
+        assert_eq!(s.delivered(at_send), at_send);
+        assert_eq!(s.delivered(at_send + 10), at_send, "across the 2^32 boundary");
+    }
+
+    fn board(n: u64, mss: u16) -> Scoreboard {
         let mut b = Scoreboard::new();
         for i in 0..n {
             b.push(SegRecord::test_segment(i, mss));

@@ -401,7 +401,7 @@ impl Sender {
         }
         let prior_una = self.snd_una;
         let prior_in_flight = self.sb.pipe();
-        let window_changed = h.wnd_bytes != self.snd_wnd;
+        let window_changed = h.window() != self.snd_wnd;
         let had_outstanding = self.sb.packets_out > 0;
 
         let lost_marks_before = self.sb.lost_marks;
@@ -435,7 +435,7 @@ impl Sender {
             note(c);
         }
         self.snd_una = ack;
-        self.snd_wnd = h.wnd_bytes;
+        self.snd_wnd = h.window();
         let advanced = cum.segments > 0;
         self.stats.bytes_acked += cum.bytes;
         let newly_delivered = cum.newly_delivered + newly_sacked;
@@ -586,7 +586,8 @@ impl Sender {
         let interval = send_elapsed.max(ack_elapsed);
         self.first_sent_time = p.sent_at;
         self.delivered_time = now;
-        let delivered = self.delivered - p.delivered;
+        let prior_delivered = p.delivered(self.delivered);
+        let delivered = self.delivered - prior_delivered;
         if interval == Span::ZERO || min_rtt.is_some_and(|m| interval < m) {
             return None;
         }
@@ -594,7 +595,7 @@ impl Sender {
             delivery_rate_bytes_per_s: (delivered * self.mss as u64) as f64 / interval.as_secs_f64(),
             interval,
             delivered,
-            prior_delivered: p.delivered,
+            prior_delivered,
             is_app_limited: p.app_limited,
         })
     }
@@ -812,7 +813,7 @@ impl Sender {
             self.retransmit_now = false;
             if let Some(idx) = self.sb.next_lost() {
                 let s = self.sb.get(idx);
-                return Ok(ToSend { start: s.start, len: s.len, retransmit: Some(idx) });
+                return Ok(ToSend { start: s.start, len: s.len as u32, retransmit: Some(idx) });
             }
         }
         if self.sb.pipe() + 1 > self.w.cwnd.floor() as u64 {
@@ -821,7 +822,7 @@ impl Sender {
         // (1) lowest Lost segment not yet retransmitted.
         if let Some(idx) = self.sb.next_lost() {
             let s = self.sb.get(idx);
-            return Ok(ToSend { start: s.start, len: s.len, retransmit: Some(idx) });
+            return Ok(ToSend { start: s.start, len: s.len as u32, retransmit: Some(idx) });
         }
         // (2) new data within the peer's window.
         let avail = self.app_written - self.snd_max;
@@ -840,7 +841,7 @@ impl Sender {
         if self.state == CaState::Recovery {
             if let Some(idx) = self.sb.next_rule3() {
                 let s = self.sb.get(idx);
-                return Ok(ToSend { start: s.start, len: s.len, retransmit: Some(idx) });
+                return Ok(ToSend { start: s.start, len: s.len as u32, retransmit: Some(idx) });
             }
         }
         // The application has no data: app-limited (spec 06 §4.2).
@@ -862,7 +863,7 @@ impl Sender {
                 // A retransmission is a new transmission for the rate sample (spec 06 §4.2).
                 let (d, dt, ft, al) = (self.delivered, self.delivered_time, self.first_sent_time, self.app_limited_until > 0);
                 let seg = self.sb.get_mut(idx);
-                seg.delivered = d;
+                seg.delivered_lo32 = d as u32;
                 seg.delivered_time = dt;
                 seg.first_sent_time = ft;
                 seg.app_limited = al;
@@ -872,12 +873,13 @@ impl Sender {
                 }
             }
             None => {
+                debug_assert!(seg.len <= u16::MAX as u32, "segments are at most one MSS");
                 self.sb.push(SegRecord {
                     start: seg.start,
-                    len: seg.len,
+                    len: seg.len as u16,
                     flags: 0,
                     sent_at: now,
-                    delivered: self.delivered,
+                    delivered_lo32: self.delivered as u32,
                     delivered_time: self.delivered_time,
                     first_sent_time: self.first_sent_time,
                     app_limited: self.app_limited_until > 0,

@@ -182,7 +182,7 @@ impl TcpSocket {
             dst: self.addr.remote,
             kind: PacketKind::Tcp,
             dir: self.addr.dir,
-            l3_bytes: self.addr.ip_header_bytes + 20 + opts + h.payload + if h.qs_response[0] != 0 { OPT_BYTES } else { 0 },
+            l3_bytes: self.addr.ip_header_bytes + 20 + opts + h.payload as u32 + if h.qs_response[0] != 0 { OPT_BYTES } else { 0 },
             ip: IpFields { ttl: self.addr.ip_ttl, ..IpFields::default() },
             tcp: TcpHeader { conn: self.addr.conn, ..h },
             tstamp: SimTime::ZERO,
@@ -200,7 +200,7 @@ impl TcpSocket {
             mss_opt: self.mss_option() as u16,
             syn_opts: self.syn_opts(),
             // SYN windows are unscaled (spec 06 §2.2 step 1).
-            wnd_bytes: self.rcv.advertised_window().min(65535),
+            wnd_bytes: self.rcv.advertised_window().min(65535) as u32,
             ts_val: if self.cfg_ts { now } else { SimTime::ZERO },
             ..TcpHeader::default()
         }
@@ -374,7 +374,7 @@ impl TcpSocket {
             Phase::SynSent if h.has(flags::SYN) && h.has(flags::ACK) => {
                 let mss = self.negotiate(h);
                 // RFC 9293 §3.10.7.3: SND.WND from the SYN-ACK (never scaled).
-                self.snd.snd_wnd = h.wnd_bytes;
+                self.snd.snd_wnd = h.window();
                 if !self.syn_retransmitted {
                     self.rtt.sample(now.since(self.syn_sent_at));
                 }
@@ -386,7 +386,7 @@ impl TcpSocket {
                     a.ts_val = now;
                     a.ts_ecr = h.ts_val;
                 }
-                a.wnd_bytes = self.rcv.advertised_window() >> self.rcv.wscale << self.rcv.wscale;
+                a.set_window(self.rcv.advertised_window() >> self.rcv.wscale << self.rcv.wscale);
                 self.handshake_echo(&mut a);
                 let mut pk = self.packet(a);
                 self.qs_ack_options(&mut pk, true);
@@ -423,7 +423,7 @@ impl TcpSocket {
         if h.has(flags::ACK) && self.snd.snd_max == 0 {
             // RFC 9293 §3.10.7.4: SND.WND follows the peer's window even before
             // this end has sent data (a server answering a request, spec 02 §2.4 rule 4).
-            self.snd.snd_wnd = h.wnd_bytes;
+            self.snd.snd_wnd = h.window();
         }
         if h.has(flags::ACK) && self.snd.snd_max > 0 && self.snd.on_ack(now, h, &mut self.rtt) {
             self.rto_deadline = if self.snd.sb.packets_out > 0 { Some(now + self.rtt.rto()) } else { None };
@@ -581,7 +581,8 @@ impl TcpSocket {
                     }
                 }
             }
-            let mut h = TcpHeader { flags: flags::ACK, seq: seg.start, payload: seg.len, ..TcpHeader::default() };
+            debug_assert!(seg.len <= u16::MAX as u32, "segments are at most one MSS");
+            let mut h = TcpHeader { flags: flags::ACK, seq: seg.start, payload: seg.len as u16, ..TcpHeader::default() };
             if self.ts_ok {
                 h.ts_val = now;
             }

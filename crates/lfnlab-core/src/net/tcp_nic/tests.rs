@@ -45,7 +45,7 @@ impl FlowView for View {
 }
 
 fn tcp(flow: FlowId, l3: u32) -> Packet {
-    let tcp = TcpHeader { payload: l3.saturating_sub(52), ..TcpHeader::default() };
+    let tcp = TcpHeader { payload: l3.saturating_sub(52) as u16, ..TcpHeader::default() };
     Packet { flow, src: 0, dst: 1, kind: PacketKind::Tcp, dir: 0, l3_bytes: l3, ip: IpFields::default(), tcp, tstamp: SimTime::ZERO, ingress: 0 }
 }
 
