@@ -207,36 +207,96 @@ fn in_network_peak_covers_a_full_queue_and_its_link() {
     assert!(c.frames_in_network_max <= c.frames_emitted);
 }
 
-/// Eager router ports (net::eager_fifo, issue 9) start every frame when it is
-/// accepted instead of on a wake event: the same frames leave at the same
-/// times, so every result but the event count and hash is unchanged. Checked
-/// through slow-start overflow, random loss, a queue left full at the end (its
-/// frames must still count as queued) and a jittered link.
+/// Two routers in series: snd → r1 → r2 → rcv, the bottleneck at r2 (a chain
+/// of early link directions, sim::early).
+const CHAIN: &str = r#"
+[sim]
+duration = "4s"
+seed = 3
+trace = { mode = "bin", bin = "100ms" }
+[[node]]
+name = "snd"
+kind = "host"
+[[node]]
+name = "r1"
+kind = "router"
+[[node]]
+name = "r2"
+kind = "router"
+[[node]]
+name = "rcv"
+kind = "host"
+[[link]]
+from = "snd"
+to = "r1"
+rate = "10Gbps"
+delay = "0ms"
+[[link]]
+from = "r1"
+to = "r2"
+rate = "10Gbps"
+delay = "10ms"
+[[link]]
+from = "r2"
+to = "rcv"
+rate = "1Gbps"
+delay = "15ms"
+queue = { kind = "droptail", limit = "1MB" }
+[[flow]]
+name = "f"
+kind = "tcp_bulk"
+from = "snd"
+to = "rcv"
+cc = "cubic"
+sndbuf = "32MiB"
+rcvbuf = "32MiB"
+"#;
+
+/// Eager router ports (net::eager_fifo) start every frame when it is accepted
+/// instead of on a wake event, and early link directions (sim::early) forward
+/// a frame into a router when it is launched instead of when it arrives (issue
+/// 9). The same frames leave at the same times and events tie as on the woken
+/// path, so every result but the event count and hash is unchanged. Checked
+/// through slow-start overflow, random loss with CUBIC, a run that ends with a
+/// full queue (its frames must still count as queued), a jittered link, a
+/// chain of routers, and the gap-pacing and TCP-aware-NIC examples, whose
+/// paced senders make events tie at the same picosecond.
 #[test]
 fn eager_router_ports_change_no_result() {
+    use lfnlab_core::sim::build::BuildOptions;
     let strip = |mut s: lfnlab_core::results::summary::Summary| {
         s.wall_seconds = 0.0;
         s.events_executed = 0;
         s.event_hash.clear();
         serde_json::to_string(&s).unwrap()
     };
-    let cases = [
+    let five_s = |t: &str| t.replace("duration = \"60s\"", "duration = \"5s\"");
+    let mut cases: Vec<String> = [
         Path06 { duration: "4s", ..Default::default() },
         Path06 { duration: "5s", buffer: "200000B", cc: "cubic", link_extra: "loss = { kind = \"bernoulli\", p = 1e-4 }", ..Default::default() },
         Path06 { duration: "1.013s", buffer: "2MB", bufs: "16MiB", trace: "{ mode = \"event\" }", ..Default::default() },
         Path06 { duration: "3s", link_extra: "impair = { jitter = \"20us\" }", ..Default::default() },
-    ];
-    let mut queued_at_end = 0;
-    for p in cases {
-        let text = p.toml();
-        let eager = common::run_toml_with(&text, lfnlab_core::sim::build::BuildOptions { eager_ports: true });
-        let woken = common::run_toml_with(&text, lfnlab_core::sim::build::BuildOptions { eager_ports: false });
-        assert!(eager.summary.events_executed < woken.summary.events_executed, "eager ports save events");
-        assert_eq!(strip(eager.summary.clone()), strip(woken.summary.clone()), "{text}");
-        assert_eq!(eager.flows, woken.flows);
-        // Debug text compares NaN cells (CUBIC's unset fields) as equal.
-        assert!(format!("{:?}", eager.tcp) == format!("{:?}", woken.tcp), "the TCP trace differs");
-        queued_at_end += eager.summary.conservation.frames_queued_at_end;
+    ]
+    .iter()
+    .map(|p| p.toml())
+    .collect();
+    cases.push(CHAIN.to_string());
+    cases.push(five_s(include_str!("../../../examples/gap_pacing.toml")));
+    cases.push(five_s(include_str!("../../../examples/tcp_nic.toml")));
+    let (mut queued_at_end, mut saved) = (0, [0u64; 2]);
+    for text in cases {
+        let woken = common::run_toml_with(&text, BuildOptions { eager_ports: false, early_channels: false });
+        for opts in [BuildOptions { eager_ports: true, early_channels: false }, BuildOptions::default()] {
+            let fast = common::run_toml_with(&text, opts);
+            assert!(fast.summary.events_executed <= woken.summary.events_executed, "{opts:?} adds events");
+            saved[usize::from(opts.early_channels)] += woken.summary.events_executed - fast.summary.events_executed;
+            assert_eq!(strip(fast.summary.clone()), strip(woken.summary.clone()), "{opts:?}\n{text}");
+            assert_eq!(fast.flows, woken.flows);
+            // Debug text compares NaN cells (CUBIC's unset fields) as equal.
+            assert!(format!("{:?}", fast.tcp) == format!("{:?}", woken.tcp), "{opts:?}: the TCP trace differs");
+            queued_at_end += fast.summary.conservation.frames_queued_at_end;
+        }
     }
     assert!(queued_at_end > 0, "some case must end with frames waiting at an eager port");
+    assert!(saved[1] > saved[0] && saved[0] > 0, "eager ports save events, early channels more: {saved:?}");
 }

@@ -67,13 +67,22 @@ impl Event {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: SimTime,
+    /// When the event was scheduled, in simulated time (see [`EventQueue::push_as_of`]).
+    as_of: SimTime,
     seq: u64,
     event: Event,
 }
 
+impl Entry {
+    #[inline]
+    fn key(&self) -> (SimTime, SimTime, u64) {
+        (self.time, self.as_of, self.seq)
+    }
+}
+
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key() == o.key()
     }
 }
 impl Eq for Entry {}
@@ -84,32 +93,54 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+        o.key().cmp(&self.key())
     }
 }
 
-/// Min-queue of events by (time, insertion sequence): ties fire in the order
-/// they were scheduled, so runs are deterministic.
+/// Min-queue of events by (time, scheduling time, insertion sequence): ties
+/// fire in the order they were scheduled, so runs are deterministic.
+///
+/// The scheduling time of an ordinary push is the time of the event being
+/// handled, so the order is that of insertion. A component that computes ahead
+/// (`sim::early`, `net::eager_fifo`) schedules an event now on behalf of a
+/// later instant, and says which with [`push_as_of`](Self::push_as_of): the
+/// event then ties with others exactly as if it had been scheduled then.
 #[derive(Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     next_seq: u64,
+    /// Time of the last event popped.
+    current: SimTime,
 }
 
 impl EventQueue {
     pub fn new() -> EventQueue {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, current: SimTime::ZERO }
     }
 
+    #[inline]
     pub fn push(&mut self, time: SimTime, event: Event) {
+        let as_of = self.current;
+        self.push_as_of(time, event, as_of);
+    }
+
+    /// Schedule `event` at `time` as if it had been scheduled at `as_of`
+    /// (not before the event being handled).
+    #[inline]
+    pub fn push_as_of(&mut self, time: SimTime, event: Event, as_of: SimTime) {
+        debug_assert!(as_of >= self.current, "scheduled on behalf of the past");
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        self.heap.push(Entry { time, as_of, seq, event });
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        let e = self.heap.pop()?;
+        self.current = e.time;
+        Some((e.time, e.event))
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
@@ -146,5 +177,18 @@ mod tests {
                 (SimTime(5), Event::PortWake(3)),
             ]
         );
+    }
+
+    #[test]
+    fn an_event_scheduled_ahead_ties_as_of_its_instant() {
+        let mut q = EventQueue::new();
+        q.push(SimTime(2), Event::PortWake(0));
+        assert_eq!(q.pop(), Some((SimTime(2), Event::PortWake(0))));
+        // At t = 2: A is scheduled on behalf of t = 4, then B ordinarily.
+        q.push_as_of(SimTime(9), Event::PortWake(1), SimTime(4));
+        q.push(SimTime(9), Event::PortWake(2));
+        // B was scheduled at 2, before A's instant 4: B fires first.
+        assert_eq!(q.pop(), Some((SimTime(9), Event::PortWake(2))));
+        assert_eq!(q.pop(), Some((SimTime(9), Event::PortWake(1))));
     }
 }

@@ -114,6 +114,12 @@ impl Channel {
         Some(p)
     }
 
+    /// The frame at the head of an unimpaired channel and its arrival time.
+    pub fn head_plain(&self) -> Option<(SimTime, &Packet)> {
+        debug_assert!(self.impaired.is_none());
+        Some((self.in_flight.head_due()?, self.in_flight.head()?))
+    }
+
     pub fn head_arrival(&self) -> Option<SimTime> {
         let held = self.impaired.as_ref().and_then(|im| im.held.front()).map(|(t, _)| *t);
         match (self.in_flight.head_due(), held) {

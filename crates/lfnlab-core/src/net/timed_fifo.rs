@@ -37,6 +37,12 @@ impl TimedFifo {
         Some(p)
     }
 
+    /// The head packet, if any.
+    #[inline]
+    pub fn head(&self) -> Option<&Packet> {
+        self.items.front().map(|(_, p)| p)
+    }
+
     #[inline]
     pub fn head_due(&self) -> Option<SimTime> {
         self.items.front().map(|(t, _)| *t)

@@ -65,11 +65,14 @@ pub struct BuildOptions {
     /// the same frames at the same times with one event fewer per frame. Off
     /// only to check that claim (`tests/validation_06.rs`).
     pub eager_ports: bool,
+    /// Routers forward a frame when it is launched on a link direction into
+    /// them, where that cannot change a result (`sim::early`; needs eager ports).
+    pub early_channels: bool,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        BuildOptions { eager_ports: true }
+        BuildOptions { eager_ports: true, early_channels: true }
     }
 }
 
@@ -80,8 +83,10 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
 /// A router port may start each frame on arrival when nothing can change its
 /// service after that (issue 9): a plain drop-tail FIFO, at a forwarding node
 /// that generates no PAUSE, with no PAUSE to honour, no monitor reading its
-/// occupancy over time and no Gilbert–Elliott rate change.
+/// occupancy over time, no Gilbert–Elliott rate change and no jitter or
+/// reordering on its line (whose frames' start must be recoverable).
 fn make_eager(w: &mut World, fifo_limit: &[Option<TailLimit>]) {
+    w.eager_feeder = vec![u32::MAX; w.channels.len()];
     for (pi, limit) in fifo_limit.iter().enumerate() {
         let Some(limit) = limit else { continue };
         let p = &w.ports[pi];
@@ -92,8 +97,13 @@ fn make_eager(w: &mut World, fifo_limit: &[Option<TailLimit>]) {
             && p.monitor.is_none()
             && p.bad_rate_bps.is_none()
             && p.host.is_none();
-        if qualifies {
+        // The channel's frames are due start + serialization + delay exactly,
+        // so their start can be recovered (sim::early::head_start).
+        let channel = p.channel as usize;
+        let plain_line = w.channels[channel].impaired.is_none();
+        if qualifies && plain_line {
             w.ports[pi].qdisc = Box::new(EagerFifo::new(*limit));
+            w.eager_feeder[channel] = pi as u32;
         }
     }
 }
@@ -460,8 +470,15 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
             w.channel_monitor[ch as usize] = Some(mi);
         }
     }
+    w.eager_feeder = vec![u32::MAX; w.channels.len()];
     if opts.eager_ports {
         make_eager(&mut w, &fifo_limit);
+    }
+    let hosts: Vec<NodeId> = (0..n).filter(|&i| s.node[i].kind == NodeKind::Host).map(|i| i as NodeId).collect();
+    if opts.eager_ports && opts.early_channels {
+        super::early::mark_early_channels(&mut w, &hosts);
+    } else {
+        w.early = vec![false; w.channels.len()];
     }
     Ok(w)
 }

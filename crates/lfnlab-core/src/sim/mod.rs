@@ -3,6 +3,7 @@
 pub mod build;
 pub mod finish;
 mod cpu;
+mod early;
 pub mod gen_bench;
 #[cfg(test)]
 mod gen_bench_tests;

@@ -199,6 +199,9 @@ pub struct Books {
     /// Most frames in the network at once (queued, processing or on links),
     /// the denominator of the bench's bytes per in-flight packet (issue 9).
     pub peak_in_network_frames: u64,
+    /// Frames an early channel's router dropped at launch time whose arrival
+    /// is still ahead (`sim::early`): still in the network.
+    pub early_drops_ahead: u64,
 }
 
 impl Books {
@@ -213,7 +216,7 @@ impl Books {
             self.queued_frames += 1;
             self.queued_bytes += l3;
             // Only an accepted emission raises the count held (spec 06 §7 V5 identity).
-            let held = self.emitted_frames - self.delivered_frames - self.dropped_frames;
+            let held = self.emitted_frames - self.delivered_frames - self.dropped_frames + self.early_drops_ahead;
             self.peak_in_network_frames = self.peak_in_network_frames.max(held);
         } else {
             self.dropped_frames += 1;
@@ -275,6 +278,12 @@ pub struct World {
     pub switches: Vec<super::switch::SwitchRuntime>,
     /// Per port: its index among its node's ports (a switch's port number).
     pub port_local: Vec<u8>,
+    /// Per channel: frames are forwarded when launched (`sim::early`).
+    pub early: Vec<bool>,
+    /// Per channel: the eager port that feeds it, or `u32::MAX` (`sim::early`).
+    pub eager_feeder: Vec<u32>,
+    /// Arrival times of frames dropped early whose arrival is still ahead.
+    pub(super) early_drops: std::collections::BinaryHeap<std::cmp::Reverse<SimTime>>,
 }
 
 impl World {
@@ -315,6 +324,9 @@ impl World {
             out: Vec::with_capacity(64),
             switches: Vec::new(),
             port_local: Vec::new(),
+            early: Vec::new(),
+            eager_feeder: Vec::new(),
+            early_drops: std::collections::BinaryHeap::new(),
         }
     }
 
@@ -386,7 +398,8 @@ impl World {
             self.deliver(to, pkt);
         }
         if let Some(t) = self.channels[c as usize].next_event() {
-            self.events.push(t, Event::ChannelArrival(c));
+            let as_of = self.head_start(c).map_or(now, |s| s.max(now));
+            self.events.push_as_of(t, Event::ChannelArrival(c), as_of);
         }
     }
 
@@ -460,24 +473,8 @@ impl World {
     fn enqueue_queue(&mut self, port: u32, pkt: Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        if let Some(q) = p.qdisc.as_eager() {
-            // The frame's start is fixed now: it goes to the line at once and
-            // the queue keeps only its occupancy (net::eager_fifo).
-            q.settle(now);
-            let l2 = pkt.l2_bytes();
-            if !q.fits(l2) {
-                q.count_drop(DropCause::Tail, l2);
-                self.books.dropped_frames += 1;
-                self.books.dropped_bytes += pkt.l3_bytes as u64;
-                return;
-            }
-            let start = p.busy_until.max(now);
-            q.push(start, &pkt);
-            p.busy_until = start + Span::serialization(l2 + p.framing_bytes as u64, p.rate_bps);
-            let ch = &mut self.channels[p.channel as usize];
-            if let Some(t) = ch.push(p.busy_until + ch.delay, pkt) {
-                self.events.push(t, Event::ChannelArrival(p.channel));
-            }
+        if p.qdisc.as_eager().is_some() {
+            self.enqueue_eager(port, pkt, now);
             return;
         }
         if let Some(m) = p.monitor {
@@ -607,11 +604,9 @@ impl World {
         let busy_until = p.busy_until;
         let host = p.host;
         let node = p.node as usize;
-        let ch = &mut self.channels[p.channel as usize];
-        let arrival = busy_until + ch.delay;
-        if let Some(t) = ch.push(arrival, *pkt) {
-            self.events.push(t, Event::ChannelArrival(p.channel));
-        }
+        let c = p.channel;
+        let arrival = busy_until + self.channels[c as usize].delay;
+        self.to_channel(c, now, arrival, *pkt);
         if let Some(h) = host {
             let host = &mut self.hosts[h as usize];
             host.io.on_real(pkt.l2_bytes());
@@ -766,6 +761,7 @@ impl World {
     pub(super) fn enqueue_host_packets(&mut self, s: u32, out: &mut Vec<Packet>) {
         let h = self.socket_host[s as usize];
         let port = self.hosts[h as usize].port;
+        self.settle_early_drops();
         for mut pkt in out.drain(..) {
             let p = &mut self.ports[port as usize];
             let d = p.quickstart(self.now, &mut pkt);
@@ -832,6 +828,7 @@ impl World {
         let next = app.next_at;
         let h = app.host;
         let port = self.hosts[h as usize].port;
+        self.settle_early_drops();
         let p = &mut self.ports[port as usize];
         let d = p.quickstart(self.now, &mut pkt);
         debug_assert_eq!(d, Span::ZERO, "hosts have no processing stage (spec 02 §2.5.7 CHOICE)");

@@ -1,0 +1,172 @@
+//! Forwarding a frame when it is launched instead of when it arrives (issue 9:
+//! no arrival event at a router whose outcome is already fixed).
+//!
+//! A frame on link direction C that reaches router F at time t_a meets, at F,
+//! only deterministic steps: the TTL decrement, the route lookup and an eager
+//! port's FIFO (`net::eager_fifo`), whose decision depends on the frames it was
+//! given before, in order. When every port C's frames can be routed to is
+//! eager and is fed by C alone, nothing else can reach those ports, so F's
+//! handling of C's frames can run, in C's order, at launch time with t_a as
+//! its clock: the same frames leave at the same times. C then holds no frames
+//! and needs no arrival event. Which channels qualify is decided once, at
+//! build time ([`mark_early_channels`]); a frame arriving after the end of the
+//! run still goes onto C, as it would not have been forwarded.
+//!
+//! A frame F drops is dropped in the books at launch time. The count of
+//! frames in the network (`conservation.frames_in_network_max`) adds back the
+//! drops whose arrival is still ahead, so it is what the woken path reports.
+
+use std::cmp::Reverse;
+
+use super::world::{NodeRole, World};
+use crate::engine::event_queue::Event;
+use crate::engine::time::{SimTime, Span};
+use crate::net::drop::DropCause;
+use crate::net::packet::{NodeId, Packet};
+use crate::net::queue::Qdisc;
+use crate::net::routing::NO_ROUTE;
+
+impl World {
+    /// Put a frame launched at `start` whose last bit reaches the far end of
+    /// `c` at `arrival` on that link direction, or forward it there now if `c`
+    /// is early. An arrival event is scheduled as of `start`, the instant the
+    /// woken path would schedule it (engine::event_queue).
+    #[inline]
+    pub(super) fn to_channel(&mut self, c: u32, start: SimTime, arrival: SimTime, pkt: Packet) {
+        if self.early[c as usize] && arrival <= self.end {
+            self.arrive_early(c, arrival, pkt);
+            return;
+        }
+        if let Some(t) = self.channels[c as usize].push(arrival, pkt) {
+            self.events.push_as_of(t, Event::ChannelArrival(c), start);
+        }
+    }
+
+    /// When the head frame of channel `c` started on its eager feeder's line:
+    /// its arrival event is scheduled as of then (the woken port launches it
+    /// then), so that it ties with other events as on the woken path.
+    #[inline]
+    pub(super) fn head_start(&self, c: u32) -> Option<SimTime> {
+        let p = self.eager_feeder[c as usize];
+        if p == u32::MAX {
+            return None;
+        }
+        let p = &self.ports[p as usize];
+        let ch = &self.channels[c as usize];
+        let (due, pkt) = ch.head_plain()?;
+        Some(due - ch.delay - Span::serialization(pkt.l2_bytes() + p.framing_bytes as u64, p.rate_bps))
+    }
+
+    /// Router `to` of early channel `c` handles a frame that arrives at `at`.
+    fn arrive_early(&mut self, c: u32, at: SimTime, mut pkt: Packet) {
+        let ch = &mut self.channels[c as usize];
+        ch.frames_delivered += 1;
+        ch.bytes_delivered += pkt.l3_bytes as u64;
+        let node = ch.to;
+        pkt.ingress = self.ingress_index[c as usize];
+        // A routing hop decrements the IP TTL and drops at zero (RFC 791).
+        if pkt.ip.ttl <= 1 {
+            self.ttl_drops += 1;
+            self.drop_early(at, &pkt);
+            return;
+        }
+        pkt.ip.ttl -= 1;
+        let port = self.routes.port(node, pkt.dst);
+        if port == NO_ROUTE {
+            self.drop_early(at, &pkt);
+            return;
+        }
+        self.enqueue_eager(port, pkt, at);
+    }
+
+    /// An eager port takes a frame that arrived at `at` (now, or later for an
+    /// early channel): its start is fixed, it goes to the line at once and the
+    /// queue keeps only its occupancy (net::eager_fifo).
+    #[inline]
+    pub(super) fn enqueue_eager(&mut self, port: u32, pkt: Packet, at: SimTime) {
+        let p = &mut self.ports[port as usize];
+        let q = p.qdisc.as_eager().expect("an eager port");
+        q.settle(at);
+        let l2 = pkt.l2_bytes();
+        if !q.fits(l2) {
+            q.count_drop(DropCause::Tail, l2);
+            self.drop_early(at, &pkt);
+            return;
+        }
+        let start = p.busy_until.max(at);
+        q.push(start, &pkt);
+        p.busy_until = start + Span::serialization(l2 + p.framing_bytes as u64, p.rate_bps);
+        let (c, arrival) = (p.channel, p.busy_until + self.channels[p.channel as usize].delay);
+        self.to_channel(c, start, arrival, pkt);
+    }
+
+    /// A frame is dropped at `at` (now or later); the books take it now.
+    fn drop_early(&mut self, at: SimTime, pkt: &Packet) {
+        self.books.dropped_frames += 1;
+        self.books.dropped_bytes += pkt.l3_bytes as u64;
+        if at > self.now {
+            self.books.early_drops_ahead += 1;
+            self.early_drops.push(Reverse(at));
+        }
+    }
+
+    /// Drops taken early whose time has come stop counting as ahead.
+    #[inline]
+    pub(super) fn settle_early_drops(&mut self) {
+        while self.early_drops.peek().is_some_and(|Reverse(t)| *t <= self.now) {
+            self.early_drops.pop();
+            self.books.early_drops_ahead -= 1;
+        }
+    }
+}
+
+/// Decide which link directions are early: C into router F qualifies when C
+/// has no loss, impairment or ingress monitor, its sender sends no PAUSE,
+/// F generates no PAUSE, and every port a frame on C can be routed to at F is
+/// eager, without Quick-Start or processing stage, and fed by C alone.
+pub(super) fn mark_early_channels(w: &mut World, hosts: &[NodeId]) {
+    let n_ch = w.channels.len();
+    w.early = vec![false; n_ch];
+    // The port sending on each channel.
+    let mut sender = vec![u32::MAX; n_ch];
+    for (pi, p) in w.ports.iter().enumerate() {
+        sender[p.channel as usize] = pi as u32;
+    }
+    let eager_port: Vec<bool> = w.ports.iter_mut().map(|p| p.qs.is_none() && p.proc.is_none() && p.qdisc.as_eager().is_some()).collect();
+    // Can a frame for host d travel on channel c? Conservatively yes through a switch.
+    let carries = |w: &World, c: usize, d: NodeId| {
+        let from = w.channels[c].from;
+        if from == d {
+            return false;
+        }
+        match w.nodes[from as usize] {
+            NodeRole::Switch(_) => true,
+            _ => w.routes.port(from, d) == sender[c],
+        }
+    };
+    for c in 0..n_ch {
+        let f = w.channels[c].to;
+        let plain = w.nodes[f as usize] == NodeRole::Forwarder
+            && w.ingress_fc[f as usize].is_none()
+            && w.losses[c].is_none()
+            && w.channels[c].impaired.is_none()
+            && w.channel_monitor[c].is_none()
+            && sender[c] != u32::MAX
+            && w.ports[sender[c] as usize].fc.is_none();
+        if !plain {
+            continue;
+        }
+        let ok = hosts.iter().filter(|&&d| carries(w, c, d)).all(|&d| {
+            let port = w.routes.port(f, d);
+            if port == NO_ROUTE {
+                return true; // dropped at F, whatever the time
+            }
+            // Fed by c alone: no other channel into f carries a frame routed to this port.
+            eager_port[port as usize]
+                && (0..n_ch).filter(|&c2| c2 != c && w.channels[c2].to == f).all(|c2| {
+                    hosts.iter().all(|&d2| !(carries(w, c2, d2) && w.routes.port(f, d2) == port))
+                })
+        });
+        w.early[c] = ok;
+    }
+}
