@@ -95,9 +95,15 @@ pub fn median(runs: &[Measurement]) -> &Measurement {
     median_by(runs, |m| m.wall_s)
 }
 
-/// One scenario's repeats: the median run's figures plus every run's wall time.
+/// One scenario's repeats: the median run's figures plus every run's wall time;
+/// the memory figures are those of the run that read memory (the first run in
+/// the process), or null.
 pub fn repeats_json(runs: &[Measurement]) -> Value {
     let mut v = median(runs).to_json();
+    let with_memory = runs.iter().find(|m| m.rss_peak_bytes.is_some()).map(Measurement::to_json);
+    for key in ["rss_before_bytes", "peak_rss_bytes", "bytes_per_in_flight_packet"] {
+        v[key] = with_memory.as_ref().map_or(Value::Null, |w| w[key].clone());
+    }
     v["repeats"] = json!(runs.len());
     v["wall_s_runs"] = json!(runs.iter().map(|m| m.wall_s).collect::<Vec<_>>());
     v
@@ -205,6 +211,20 @@ mod tests {
         assert_eq!(v["wall_s"], 2.0);
         assert_eq!(v["wall_s_runs"], json!([3.0, 1.0, 2.0]));
         assert_eq!(v["repeats"], 3);
+        assert!(v["peak_rss_bytes"].is_null());
+    }
+
+    #[test]
+    fn repeats_take_memory_from_the_run_that_read_it() {
+        let first = Measurement {
+            frames_in_network_max: 1_000,
+            rss_before: Some(Rss { now_bytes: 10_000_000, peak_bytes: 10_000_000 }),
+            rss_peak_bytes: Some(10_300_000),
+            ..m("a", 1, 3.0)
+        };
+        let v = repeats_json(&[first, m("b", 1, 1.0), m("c", 1, 2.0)]);
+        assert_eq!(v["wall_s"], 2.0, "speed from the median run");
+        assert_eq!((v["peak_rss_bytes"].clone(), v["bytes_per_in_flight_packet"].clone()), (json!(10_300_000), json!(300.0)));
     }
 
     #[test]

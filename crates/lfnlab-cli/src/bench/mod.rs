@@ -63,10 +63,12 @@ fn select(names: &[String]) -> Result<Vec<&'static BenchScenario>, Error> {
         .collect()
 }
 
-/// One run of a scenario with its memory readings.
-fn measure_once(b: &BenchScenario, s: &scenario::model::Scenario) -> Result<Measurement, Error> {
+/// One run of a scenario, with its memory readings when `fresh`: the first run
+/// in this process. After a run the heap keeps what it grew to, so a later
+/// run's RSS growth says nothing of its own footprint.
+fn measure_once(b: &BenchScenario, s: &scenario::model::Scenario, fresh: bool) -> Result<Measurement, Error> {
     let before = memory::read();
-    let reset = memory::reset_peak();
+    let reset = fresh && memory::reset_peak();
     let mut m = Measurement::from_summary(b.name, &sim::run(s)?.summary);
     if reset {
         m.rss_before = before;
@@ -120,6 +122,10 @@ pub fn bench(a: &BenchArgs) -> Result<(), Error> {
     if cfg!(debug_assertions) {
         eprintln!("warning: this is a debug build; benchmark a release build (cargo run --release -p lfnlab-cli)");
     }
+    if chosen.len() > 1 || a.repeat > 1 {
+        say(format_args!("memory figures come from the first run only; measure one scenario per process for each (--scenario NAME)"));
+    }
+    let mut fresh = true;
     let mut entries: Vec<Value> = Vec::new();
     let mut sweeps: Vec<Value> = Vec::new();
     let mut series: Vec<Measurement> = Vec::new();
@@ -137,7 +143,8 @@ pub fn bench(a: &BenchArgs) -> Result<(), Error> {
         }
         let mut runs = Vec::with_capacity(a.repeat);
         for _ in 0..a.repeat {
-            let m = measure_once(b, &s)?;
+            let m = measure_once(b, &s, fresh)?;
+            fresh = false;
             print_run(&m);
             runs.push(m);
         }

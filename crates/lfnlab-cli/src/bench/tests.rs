@@ -138,12 +138,19 @@ fn a_sweep_times_equal_runs_both_ways() {
 fn one_measured_run_reads_its_memory() {
     let _one = memory::RSS_TESTS.lock().unwrap_or_else(|e| e.into_inner());
     let (b, s) = tiny(Bulk::engine("1Gbps", "10Gbps", "10ms", "10MB", "cubic", "off").lasting("1s"));
-    let m = measure_once(&b, &s).unwrap();
+    let m = measure_once(&b, &s, true).unwrap();
     assert!(m.data_packets > 10_000 && m.frames_in_network_max > 100, "{m:?}");
     assert!(m.frames_in_network_max < m.data_packets);
     if let (Some(before), Some(peak)) = (m.rss_before, m.rss_peak_bytes) {
         assert!(peak >= before.now_bytes, "{m:?}");
     }
+}
+
+#[test]
+fn a_later_run_reports_no_memory() {
+    let (b, s) = tiny(Bulk::engine("100Mbps", "1Gbps", "5ms", "1MB", "cubic", "off").lasting("200ms"));
+    let m = measure_once(&b, &s, false).unwrap();
+    assert_eq!((m.rss_before, m.rss_peak_bytes, m.bytes_per_in_flight_packet()), (None, None, None));
 }
 
 #[test]
