@@ -86,7 +86,6 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
 /// occupancy over time, no Gilbert–Elliott rate change and no jitter or
 /// reordering on its line (whose frames' start must be recoverable).
 fn make_eager(w: &mut World, fifo_limit: &[Option<TailLimit>]) {
-    w.eager_feeder = vec![u32::MAX; w.channels.len()];
     for (pi, limit) in fifo_limit.iter().enumerate() {
         let Some(limit) = limit else { continue };
         let p = &w.ports[pi];
@@ -474,11 +473,10 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
     if opts.eager_ports {
         make_eager(&mut w, &fifo_limit);
     }
-    let hosts: Vec<NodeId> = (0..n).filter(|&i| s.node[i].kind == NodeKind::Host).map(|i| i as NodeId).collect();
+    w.early = vec![false; w.channels.len()];
     if opts.eager_ports && opts.early_channels {
+        let hosts: Vec<NodeId> = (0..n).filter(|&i| s.node[i].kind == NodeKind::Host).map(|i| i as NodeId).collect();
         super::early::mark_early_channels(&mut w, &hosts);
-    } else {
-        w.early = vec![false; w.channels.len()];
     }
     Ok(w)
 }

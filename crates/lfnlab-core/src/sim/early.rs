@@ -42,19 +42,25 @@ impl World {
         }
     }
 
-    /// When the head frame of channel `c` started on its eager feeder's line:
-    /// its arrival event is scheduled as of then (the woken port launches it
-    /// then), so that it ties with other events as on the woken path.
+    /// The instant as of which the arrival event of channel `c`'s head is
+    /// scheduled at `now`: when its eager feeder started it, if after now (the
+    /// woken port launches it then), so that it ties with other events as on
+    /// the woken path; otherwise now.
     #[inline]
-    pub(super) fn head_start(&self, c: u32) -> Option<SimTime> {
+    pub(super) fn head_as_of(&self, c: u32, now: SimTime) -> SimTime {
         let p = self.eager_feeder[c as usize];
         if p == u32::MAX {
-            return None;
+            return now;
+        }
+        let ch = &self.channels[c as usize];
+        let Some((due, pkt)) = ch.head_plain() else { return now };
+        // start ≤ due − delay: no need for the serialization time when that is past.
+        let sent_by = due - ch.delay;
+        if sent_by <= now {
+            return now;
         }
         let p = &self.ports[p as usize];
-        let ch = &self.channels[c as usize];
-        let (due, pkt) = ch.head_plain()?;
-        Some(due - ch.delay - Span::serialization(pkt.l2_bytes() + p.framing_bytes as u64, p.rate_bps))
+        (sent_by - Span::serialization(pkt.l2_bytes() + p.framing_bytes as u64, p.rate_bps)).max(now)
     }
 
     /// Router `to` of early channel `c` handles a frame that arrives at `at`.
@@ -64,19 +70,28 @@ impl World {
         ch.bytes_delivered += pkt.l3_bytes as u64;
         let node = ch.to;
         pkt.ingress = self.ingress_index[c as usize];
-        // A routing hop decrements the IP TTL and drops at zero (RFC 791).
+        if let Some((port, pkt)) = self.routing_hop(node, pkt, at) {
+            self.enqueue_eager(port, pkt, at);
+        }
+    }
+
+    /// A routing hop at `node` for a frame that arrives at `at`: the IP TTL
+    /// is decremented and the frame dropped at zero (RFC 791) or without a
+    /// route; otherwise its egress port.
+    pub(super) fn routing_hop(&mut self, node: NodeId, mut pkt: Packet, at: SimTime) -> Option<(u32, Packet)> {
         if pkt.ip.ttl <= 1 {
             self.ttl_drops += 1;
             self.drop_early(at, &pkt);
-            return;
+            return None;
         }
         pkt.ip.ttl -= 1;
         let port = self.routes.port(node, pkt.dst);
+        debug_assert_ne!(port, NO_ROUTE, "validated scenarios have routes");
         if port == NO_ROUTE {
             self.drop_early(at, &pkt);
-            return;
+            return None;
         }
-        self.enqueue_eager(port, pkt, at);
+        Some((port, pkt))
     }
 
     /// An eager port takes a frame that arrived at `at` (now, or later for an
@@ -85,7 +100,7 @@ impl World {
     #[inline]
     pub(super) fn enqueue_eager(&mut self, port: u32, pkt: Packet, at: SimTime) {
         let p = &mut self.ports[port as usize];
-        let q = p.qdisc.as_eager().expect("an eager port");
+        let q = p.qdisc.as_eager().expect("an eager port holds an EagerFifo");
         q.settle(at);
         let l2 = pkt.l2_bytes();
         if !q.fits(l2) {
@@ -100,12 +115,12 @@ impl World {
         self.to_channel(c, start, arrival, pkt);
     }
 
-    /// A frame is dropped at `at` (now or later); the books take it now.
+    /// A frame is dropped at `at` (now or later); the books take it now, and
+    /// until `at` it still counts as in the network.
     fn drop_early(&mut self, at: SimTime, pkt: &Packet) {
         self.books.dropped_frames += 1;
         self.books.dropped_bytes += pkt.l3_bytes as u64;
         if at > self.now {
-            self.books.early_drops_ahead += 1;
             self.early_drops.push(Reverse(at));
         }
     }
@@ -115,7 +130,6 @@ impl World {
     pub(super) fn settle_early_drops(&mut self) {
         while self.early_drops.peek().is_some_and(|Reverse(t)| *t <= self.now) {
             self.early_drops.pop();
-            self.books.early_drops_ahead -= 1;
         }
     }
 }
@@ -126,24 +140,24 @@ impl World {
 /// eager, without Quick-Start or processing stage, and fed by C alone.
 pub(super) fn mark_early_channels(w: &mut World, hosts: &[NodeId]) {
     let n_ch = w.channels.len();
-    w.early = vec![false; n_ch];
-    // The port sending on each channel.
-    let mut sender = vec![u32::MAX; n_ch];
-    for (pi, p) in w.ports.iter().enumerate() {
-        sender[p.channel as usize] = pi as u32;
-    }
-    let eager_port: Vec<bool> = w.ports.iter_mut().map(|p| p.qs.is_none() && p.proc.is_none() && p.qdisc.as_eager().is_some()).collect();
+    // The port sending on channel c is the reverse port of its pair c ^ 1.
+    let sender = |c: usize| w.reverse_port[c ^ 1];
+    let eager_port = |p: u32| {
+        let port = &w.ports[p as usize];
+        w.eager_feeder[port.channel as usize] == p && port.qs.is_none() && port.proc.is_none()
+    };
     // Can a frame for host d travel on channel c? Conservatively yes through a switch.
-    let carries = |w: &World, c: usize, d: NodeId| {
+    let carries = |c: usize, d: NodeId| {
         let from = w.channels[c].from;
         if from == d {
             return false;
         }
         match w.nodes[from as usize] {
             NodeRole::Switch(_) => true,
-            _ => w.routes.port(from, d) == sender[c],
+            _ => w.routes.port(from, d) == sender(c),
         }
     };
+    let mut early = vec![false; n_ch];
     for c in 0..n_ch {
         let f = w.channels[c].to;
         let plain = w.nodes[f as usize] == NodeRole::Forwarder
@@ -151,22 +165,23 @@ pub(super) fn mark_early_channels(w: &mut World, hosts: &[NodeId]) {
             && w.losses[c].is_none()
             && w.channels[c].impaired.is_none()
             && w.channel_monitor[c].is_none()
-            && sender[c] != u32::MAX
-            && w.ports[sender[c] as usize].fc.is_none();
+            && sender(c) != u32::MAX
+            && w.ports[sender(c) as usize].fc.is_none();
         if !plain {
             continue;
         }
-        let ok = hosts.iter().filter(|&&d| carries(w, c, d)).all(|&d| {
+        let ok = hosts.iter().filter(|&&d| carries(c, d)).all(|&d| {
             let port = w.routes.port(f, d);
             if port == NO_ROUTE {
                 return true; // dropped at F, whatever the time
             }
             // Fed by c alone: no other channel into f carries a frame routed to this port.
-            eager_port[port as usize]
+            eager_port(port)
                 && (0..n_ch).filter(|&c2| c2 != c && w.channels[c2].to == f).all(|c2| {
-                    hosts.iter().all(|&d2| !(carries(w, c2, d2) && w.routes.port(f, d2) == port))
+                    hosts.iter().all(|&d2| !(carries(c2, d2) && w.routes.port(f, d2) == port))
                 })
         });
-        w.early[c] = ok;
+        early[c] = ok;
     }
+    w.early = early;
 }

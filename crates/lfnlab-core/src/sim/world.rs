@@ -21,7 +21,7 @@ use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::packet::FlowId;
 use crate::net::proc_stage::ProcStage;
 use crate::net::queue::{Dequeue, FlowSnapshot, FlowView, NoFlows, Qdisc};
-use crate::net::routing::{NO_ROUTE, RouteTable};
+use crate::net::routing::RouteTable;
 use crate::apps::request_response::{RequestResponse, ServerAction};
 use crate::apps::udp_cbr::UdpCbr;
 use crate::quickstart::option::OPT_BYTES;
@@ -199,16 +199,15 @@ pub struct Books {
     /// Most frames in the network at once (queued, processing or on links),
     /// the denominator of the bench's bytes per in-flight packet (issue 9).
     pub peak_in_network_frames: u64,
-    /// Frames an early channel's router dropped at launch time whose arrival
-    /// is still ahead (`sim::early`): still in the network.
-    pub early_drops_ahead: u64,
 }
 
 impl Books {
     /// A host handed a frame of `l3` bytes to its qdisc, which `accepted` it or
     /// refused it (a drop at the sender).
     #[inline]
-    fn on_host_emit(&mut self, l3: u64, data: bool, accepted: bool) {
+    /// `drops_ahead` frames were dropped early and are still in the network
+    /// (`sim::early`).
+    fn on_host_emit(&mut self, l3: u64, data: bool, accepted: bool, drops_ahead: u64) {
         self.emitted_frames += 1;
         self.emitted_bytes += l3;
         self.data_packets += u64::from(data);
@@ -216,7 +215,7 @@ impl Books {
             self.queued_frames += 1;
             self.queued_bytes += l3;
             // Only an accepted emission raises the count held (spec 06 §7 V5 identity).
-            let held = self.emitted_frames - self.delivered_frames - self.dropped_frames + self.early_drops_ahead;
+            let held = self.emitted_frames - self.delivered_frames - self.dropped_frames + drops_ahead;
             self.peak_in_network_frames = self.peak_in_network_frames.max(held);
         } else {
             self.dropped_frames += 1;
@@ -280,7 +279,8 @@ pub struct World {
     pub port_local: Vec<u8>,
     /// Per channel: frames are forwarded when launched (`sim::early`).
     pub early: Vec<bool>,
-    /// Per channel: the eager port that feeds it, or `u32::MAX` (`sim::early`).
+    /// Per channel: the eager port that feeds it, or `u32::MAX` (`sim::early`);
+    /// a port is eager exactly when it is its channel's eager feeder.
     pub eager_feeder: Vec<u32>,
     /// Arrival times of frames dropped early whose arrival is still ahead.
     pub(super) early_drops: std::collections::BinaryHeap<std::cmp::Reverse<SimTime>>,
@@ -398,7 +398,7 @@ impl World {
             self.deliver(to, pkt);
         }
         if let Some(t) = self.channels[c as usize].next_event() {
-            let as_of = self.head_start(c).map_or(now, |s| s.max(now));
+            let as_of = self.head_as_of(c, now);
             self.events.push_as_of(t, Event::ChannelArrival(c), as_of);
         }
     }
@@ -407,24 +407,11 @@ impl World {
     fn deliver(&mut self, at: NodeId, pkt: Packet) {
         match self.nodes[at as usize] {
             NodeRole::Forwarder => {
-                // A routing hop decrements the IP TTL and drops at zero (RFC 791).
-                let mut pkt = pkt;
-                if pkt.ip.ttl <= 1 {
-                    self.books.dropped_frames += 1;
-                    self.books.dropped_bytes += pkt.l3_bytes as u64;
-                    self.ttl_drops += 1;
-                    return;
+                let now = self.now;
+                if let Some((port, pkt)) = self.routing_hop(at, pkt, now) {
+                    self.ingress_hold(at as usize, &pkt);
+                    self.enqueue_port(port, pkt);
                 }
-                pkt.ip.ttl -= 1;
-                let port = self.routes.port(at, pkt.dst);
-                debug_assert_ne!(port, NO_ROUTE, "validated scenarios have routes");
-                if port == NO_ROUTE {
-                    self.books.dropped_frames += 1;
-                    self.books.dropped_bytes += pkt.l3_bytes as u64;
-                    return;
-                }
-                self.ingress_hold(at as usize, &pkt);
-                self.enqueue_port(port, pkt);
             }
             NodeRole::Switch(sw) => self.switch_receive(sw, pkt),
             NodeRole::Host(h) if self.hosts[h as usize].nic.is_some() => self.nic_rx_arrive(h, pkt),
@@ -473,7 +460,7 @@ impl World {
     fn enqueue_queue(&mut self, port: u32, pkt: Packet) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        if p.qdisc.as_eager().is_some() {
+        if self.eager_feeder[p.channel as usize] == port {
             self.enqueue_eager(port, pkt, now);
             return;
         }
@@ -769,7 +756,7 @@ impl World {
             let l3 = pkt.l3_bytes as u64;
             let data = pkt.is_data();
             let accepted = p.qdisc.enqueue(self.now, pkt).is_ok();
-            self.books.on_host_emit(l3, data, accepted);
+            self.books.on_host_emit(l3, data, accepted, self.early_drops.len() as u64);
             if !accepted {
                 // Full IFQ: pure ACKs and SYNs are dropped and counted (spec 06
                 // §5.2, CHOICE). Data only gets here past fq's horizon, since
@@ -836,7 +823,7 @@ impl World {
         let l2 = pkt.l2_bytes();
         // The datagram was emitted either way; a full IFQ drops it (counted).
         let accepted = p.qdisc.enqueue(self.now, pkt).is_ok();
-        self.books.on_host_emit(l3, true, accepted);
+        self.books.on_host_emit(l3, true, accepted, self.early_drops.len() as u64);
         if !accepted {
             p.qdisc.count_drop(DropCause::IfqFull, l2);
         }
