@@ -35,7 +35,22 @@ def _format_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
-    return json.dumps(value)  # lists and inline tables: JSON is valid TOML for these
+    return _toml_inline(value)
+
+
+def _toml_inline(value: Any) -> str:
+    """``value`` as a TOML inline value: strings quoted, dicts as inline tables."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a valid TOML basic string
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_inline(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_inline(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} as a scenario value")
 
 
 def _normalize_sets(sets: Sets) -> tuple[str, ...]:

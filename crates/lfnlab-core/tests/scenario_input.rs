@@ -1043,3 +1043,34 @@ fn real_path_keys() {
     assert_err(load(&udp.replace("\"poisson\"", "\"pareto\"")), "test.toml", "flow[0].arrivals", "\"cbr\" or \"poisson\"");
     assert_err(load(&edit(flow, &format!("{flow}arrivals = \"poisson\"\n"))), "test.toml", "flow[0].arrivals", "udp_cbr");
 }
+
+#[test]
+fn captures_resolve_and_reject_bad_keys() {
+    let cap = |c: &str| format!("{BASE}\n[[capture]]\n{c}\n");
+    let s = load(&cap("link = \"a->r\"")).expect("a minimal capture");
+    let c = &s.capture[0];
+    assert_eq!(c.name.as_deref(), Some("capture-0"));
+    assert_eq!(c.direction.as_deref(), Some("both"));
+    assert_eq!(c.until, Some(TimeSpan::from_span(Span::from_secs(10))), "until defaults to the run's end");
+    assert_eq!(c.snaplen, Some(ByteSize { bytes: 256 }));
+    // Written back and read again: the same capture.
+    assert_eq!(load(&to_toml(&s)).expect("round trip").capture, s.capture);
+    assert!(!to_toml(&load(BASE).unwrap()).contains("capture"), "no capture, no key in scenario.toml");
+
+    assert_err(load(&cap("link = \"a-r\"")), "test.toml", "capture[0].link", "expected \"a->b\"");
+    assert_err(load(&cap("link = \"a->b\"")), "test.toml", "capture[0].link", "no link joins");
+    assert_err(load(&cap("link = \"a->zz\"")), "test.toml", "capture[0].link", "zz");
+    assert_err(load(&cap("link = \"a->r\"\ndirection = \"up\"")), "test.toml", "capture[0].direction", "\"forward\"");
+    assert_err(load(&cap("link = \"a->r\"\nflows = [\"f\", \"g\"]")), "test.toml", "capture[0].flows[1]", "no flow named \"g\"");
+    assert_err(load(&cap("link = \"a->r\"\nflows = []")), "test.toml", "capture[0].flows", "at least one flow");
+    assert_err(load(&cap("link = \"a->r\"\nfrom = \"2s\"\nuntil = \"1s\"")), "test.toml", "capture[0].until", "after `from`");
+    assert_err(load(&cap("link = \"a->r\"\nsnaplen = \"10B\"")), "test.toml", "capture[0].snaplen", "64 B to 256 KiB");
+    assert_err(load(&cap("link = \"a->r\"\nsnaplen = 100")), "test.toml", "capture[0].snaplen", "");
+    assert_err(load(&cap("link = \"a->r\"\nmax_frames = 0")), "test.toml", "capture[0].max_frames", "at least 1");
+    assert_err(load(&cap("link = \"a->r\"\nname = \"../x\"")), "test.toml", "capture[0].name", "file stem");
+    assert_err(load(&cap("link = \"a->r\"\nbogus = 1")), "test.toml", "capture[0].bogus", "unknown key");
+    let two = format!("{BASE}\n[[capture]]\nlink = \"a->r\"\ndirection = \"forward\"\n\n[[capture]]\nlink = \"r->a\"\nname = \"back\"\n");
+    assert_err(load(&two), "test.toml", "capture[1].link", "capture[0] already captures");
+    let same = format!("{BASE}\n[[capture]]\nlink = \"a->r\"\nname = \"x\"\n\n[[capture]]\nlink = \"r->b\"\nname = \"x\"\n");
+    assert_err(load(&same), "test.toml", "capture[1].name", "already writes \"x.pcap\"");
+}

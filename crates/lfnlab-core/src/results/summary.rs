@@ -42,6 +42,23 @@ pub struct Summary {
     pub ttl_drops: u64,
     /// End-of-run conservation check (spec 06 §7 V5).
     pub conservation: ConservationSummary,
+    /// Per `[[capture]]`: its pcap file and counts; left out when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub captures: Vec<CaptureSummary>,
+}
+
+/// One `[[capture]]` (docs/pcap.md).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CaptureSummary {
+    pub name: String,
+    /// The file in the result directory.
+    pub file: String,
+    /// Frames in the file.
+    pub frames: u64,
+    /// Of which 802.3x PAUSE frames (spec 04 §2.5 and spec 01 §2.3 gap frames).
+    pub pause_frames: u64,
+    /// Frames in the window not kept because `max_frames` was reached.
+    pub missed: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

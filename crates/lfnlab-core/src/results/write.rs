@@ -120,6 +120,9 @@ fn write_all(tmp: &Path, out: &RunOutput) -> Result<(), Error> {
     write_file(&tmp.join("hosts.parquet"), &to_parquet(&out.hosts)?)?;
     write_file(&tmp.join("busy.parquet"), &to_parquet(&out.busy)?)?;
     write_file(&tmp.join("objects.parquet"), &to_parquet(&out.objects)?)?;
+    for (file, bytes) in &out.pcaps {
+        write_file(&tmp.join(file), bytes)?;
+    }
     write_file(&tmp.join("scenario.toml"), out.scenario_toml.as_bytes())
 }
 
@@ -135,8 +138,8 @@ fn remove_if_present(p: &Path) -> Result<(), Error> {
     }
 }
 
-/// Writes `summary.json`, `flows.parquet`, `tcp.parquet`, `queues.parquet`,
-/// `packets.parquet` and `scenario.toml` into `dir`, replacing a previous result there (see `check_out_dir`).
+/// Writes `summary.json`, the Parquet tables, one `<name>.pcap` per `[[capture]]`
+/// and `scenario.toml` into `dir`, replacing a previous result there (see `check_out_dir`).
 /// Parent directories are created. On failure nothing named `dir` is left half-written.
 pub fn write_dir(dir: &Path, out: &RunOutput) -> Result<(), Error> {
     check_out_dir(dir).map_err(Error::Io)?;
@@ -247,6 +250,7 @@ mod tests {
                 bytes_processing_at_end: 0,
                 holds: true,
             },
+            captures: Vec::new(),
         };
         let flows = Table::new(
             "flows",
@@ -272,6 +276,7 @@ mod tests {
             busy: Table::new("busy", vec![("t", Column::F64(vec![]))]),
             objects: Table::new("objects", vec![("t", Column::F64(vec![]))]),
             scenario_toml: "[sim]\nname = \"unit\"\n".into(),
+            pcaps: Vec::new(),
         }
     }
 

@@ -22,6 +22,9 @@ pub struct Scenario {
     pub flow: Vec<FlowSpec>,
     #[serde(default)]
     pub monitor: Vec<MonitorSpec>,
+    /// pcap captures (`scenario::capture`); left out of `scenario.toml` when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capture: Vec<super::capture::CaptureSpec>,
 }
 
 /// `[sim]`: run-wide settings.

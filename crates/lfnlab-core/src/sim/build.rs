@@ -19,6 +19,7 @@ use crate::monitor::busy_idle::BusyIdle;
 use crate::monitor::host_io::HostIo;
 use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::packet_capture::Capture;
+use crate::monitor::pcap::{PcapTap, TapConfig};
 use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::channel::Channel;
 use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAULT_IP_TTL};
@@ -94,6 +95,7 @@ fn make_eager(w: &mut World, fifo_limit: &[Option<TailLimit>]) {
             && w.ingress_fc[node].is_none()
             && p.fc.is_none()
             && p.monitor.is_none()
+            && p.capture.is_none()
             && p.bad_rate_bps.is_none()
             && p.host.is_none();
         // The channel's frames are due start + serialization + delay exactly,
@@ -187,6 +189,7 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
                     wake_at: None,
                     host: None,
                     monitor: None,
+                    capture: None,
                     name: format!("{}:ifq", nd.name),
                     qs,
                     // Hosts have no processing stage (refused at load, spec 02 §2.5.7 CHOICE).
@@ -221,6 +224,7 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
                     wake_at: None,
                     host: None,
                     monitor: None,
+                    capture: None,
                     name: format!("{}->{}", nd.name, s.node[y].name),
                     // spec 02 §2.5.7: a stage only where a cost is configured.
                     proc: qs.as_ref().map(|q| q.config().proc).filter(|p| !p.is_zero()).map(|p| Box::new(ProcStage::new(p.discipline))),
@@ -469,6 +473,30 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
             w.channel_monitor[ch as usize] = Some(mi);
         }
     }
+    for (ci, c) in s.capture.iter().enumerate() {
+        let (x, y) = c.link.split_once("->").ok_or_else(|| bad(format!("capture link {}", c.link)))?;
+        let (x, y) = (node_of(x)?, node_of(y)?);
+        let mut dirs = vec![(x, y)];
+        if c.direction.as_deref() != Some("forward") {
+            dirs.push((y, x));
+        }
+        let flows = c.flows.as_ref().map(|names| s.flow.iter().map(|f| names.contains(&f.name)).collect());
+        let cfg = TapConfig {
+            name: c.name.clone().unwrap_or_else(|| format!("capture-{ci}")),
+            from: SimTime::ZERO + c.from.map_or(Span::ZERO, |t| t.span),
+            until: SimTime::ZERO + c.until.map_or(duration, |t| t.span),
+            flows,
+            snaplen_bytes: c.snaplen.map_or(crate::scenario::capture::DEFAULT_SNAPLEN_BYTES, |b| b.bytes) as u32,
+            max_frames: c.max_frames.unwrap_or(crate::scenario::capture::DEFAULT_MAX_FRAMES),
+        };
+        let tap = w.taps.len() as u32;
+        w.taps.push(PcapTap::new(cfg));
+        for (a, b) in dirs {
+            let port = *egress.get(&(a, b)).ok_or_else(|| bad(format!("capture link {}", c.link)))?;
+            w.ports[port as usize].capture = Some(tap);
+        }
+    }
+    w.node_ip_version = s.node.iter().map(|nd| nd.ip_version.unwrap_or(4)).collect();
     w.eager_feeder = vec![u32::MAX; w.channels.len()];
     if opts.eager_ports {
         make_eager(&mut w, &fifo_limit);

@@ -18,7 +18,7 @@ use crate::host::cpu::HostCpu;
 use crate::host::tcp::socket::TcpSocket;
 use crate::results::table::{Column, Table};
 use crate::scenario::model::FlowSpec;
-use crate::results::summary::{ConservationSummary, CpsSummary, FlowSummary, HostCpuSummary, CoreSummary, LinkLossSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, SwitchPauseSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
+use crate::results::summary::{CaptureSummary, ConservationSummary, CpsSummary, FlowSummary, HostCpuSummary, CoreSummary, LinkLossSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, SwitchPauseSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -211,6 +211,13 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             problems.join("; ")
         )));
     }
+    let mut pcaps = Vec::new();
+    let mut captures = Vec::new();
+    for tap in std::mem::take(&mut w.taps) {
+        let file = format!("{}.pcap", tap.name());
+        captures.push(CaptureSummary { name: tap.name().to_string(), file: file.clone(), frames: tap.frames(), pause_frames: tap.pause_frames, missed: tap.missed });
+        pcaps.push((file, tap.finish()));
+    }
     let summary = Summary {
         scenario: s.sim.name.clone().unwrap_or_default(),
         seed: s.sim.seed.unwrap_or(1),
@@ -313,6 +320,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             bytes_processing_at_end: b.processing_bytes,
             holds: true,
         },
+        captures,
     };
     Ok(RunOutput {
         summary,
@@ -324,6 +332,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         busy: busy_cols.into_table(),
         objects: objects_cols.into_table(),
         scenario_toml: scenario::to_toml(s),
+        pcaps,
     })
 }
 

@@ -39,6 +39,8 @@ pub struct RunOutput {
     pub objects: Table,
     /// The scenario exactly as run, every default filled in.
     pub scenario_toml: String,
+    /// pcap files of the `[[capture]]`s: (file name, bytes), in scenario order.
+    pub pcaps: Vec<(String, Vec<u8>)>,
 }
 
 /// Runs a resolved scenario (see `scenario::load_file`) to completion. Fails

@@ -8,6 +8,7 @@ use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
 use crate::host::nic::bus::Dir;
 use crate::net::packet::Packet;
+use crate::monitor::pcap::Hop;
 use crate::net::pause::{pause_span, PauseHonour, PAUSE_L2_BYTES};
 use crate::net::queue::Dequeue;
 
@@ -209,6 +210,11 @@ impl World {
         let p = &mut self.ports[port as usize];
         let ch = &mut self.channels[p.channel as usize];
         let pkt = Packet::pause(p.node, ch.to, q);
+        if let Some(tap) = p.capture.map(|t| &mut self.taps[t as usize]) {
+            if tap.wants(now, &pkt) {
+                tap.on_frame(now, &pkt, &Hop { tx: p.node, rx: ch.to, ip_version: 4, wscale: 0 });
+            }
+        }
         p.busy_until = now + Span::serialization(PAUSE_L2_BYTES + p.framing_bytes as u64, p.rate_bps);
         self.books.control_frames_on_links += 1;
         self.books.control_bytes_on_links += pkt.l3_bytes as u64;

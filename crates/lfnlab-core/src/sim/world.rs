@@ -12,6 +12,7 @@ use crate::host::tcp::socket::TcpSocket;
 use crate::monitor::busy_idle::BusyIdle;
 use crate::monitor::host_io::HostIo;
 use crate::monitor::link_monitor::LinkMonitor;
+use crate::monitor::pcap::{Hop, PcapTap};
 use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
 use crate::net::channel::Channel;
 use crate::net::drop::DropCause;
@@ -48,6 +49,8 @@ pub struct Port {
     pub host: Option<u32>,
     /// Link monitor on this egress, if any.
     pub monitor: Option<u32>,
+    /// pcap tap on this egress (`World::taps`), if any.
+    pub capture: Option<u32>,
     pub name: String,
     /// Quick-Start router function on this egress (spec 02 §2.5), boxed: rare.
     pub qs: Option<Box<QsRouter>>,
@@ -262,6 +265,10 @@ pub struct World {
     /// UDP bytes delivered per flow.
     pub udp_delivered: Vec<(u64, u64)>,
     pub monitors: Vec<LinkMonitor>,
+    /// pcap captures (`[[capture]]`).
+    pub taps: Vec<PcapTap>,
+    /// Per node: the IP version of the packets it sends (4 or 6).
+    pub node_ip_version: Vec<u8>,
     pub traces: Vec<ConnTrace>,
     /// Trace index per socket (sender endpoints only).
     pub socket_trace: Vec<Option<u32>>,
@@ -315,6 +322,8 @@ impl World {
             web: Vec::new(),
             udp_delivered: Vec::new(),
             monitors: Vec::new(),
+            taps: Vec::new(),
+            node_ip_version: Vec::new(),
             traces: Vec::new(),
             socket_trace: Vec::new(),
             tcp_cols: TcpColumns::default(),
@@ -546,7 +555,11 @@ impl World {
             }
             Dequeue::Gap { wire_bytes, frames } => {
                 // Gap frames hold the line and are absorbed by the next MAC
-                // (spec 01 §2.3): they never enter the channel, a queue or a monitor.
+                // (spec 01 §2.3): they never enter the channel, a queue or a
+                // monitor; a pcap tap sees them as the PAUSE(0) frames they are.
+                if let Some(c) = p.capture {
+                    self.taps[c as usize].on_gap(now, wire_bytes, frames, p.framing_bytes, p.rate_bps, p.node);
+                }
                 p.busy_until = now + Span::serialization(wire_bytes, p.rate_bps);
                 p.wake_at = Some(p.busy_until);
                 self.events.push(p.busy_until, Event::PortWake(port));
@@ -592,6 +605,9 @@ impl World {
         let host = p.host;
         let node = p.node as usize;
         let c = p.channel;
+        if let Some(tap) = p.capture {
+            self.capture_frame(tap, port, pkt);
+        }
         let arrival = busy_until + self.channels[c as usize].delay;
         self.to_channel(c, now, arrival, *pkt);
         if let Some(h) = host {
@@ -604,6 +620,25 @@ impl World {
             self.ingress_release(node, pkt);
         }
         busy_until
+    }
+
+    /// Frame `pkt` starts on `port`'s wire now, and the port has pcap tap `tap`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn capture_frame(&mut self, tap: u32, port: u32, pkt: &Packet) {
+        let now = self.now;
+        if !self.taps[tap as usize].wants(now, pkt) {
+            return;
+        }
+        let p = &self.ports[port as usize];
+        let wscale = self.packet_socket(pkt, false).map_or(0, |s| self.sockets[s as usize].rcv.wscale);
+        let hop = Hop {
+            tx: p.node,
+            rx: self.channels[p.channel as usize].to,
+            ip_version: self.node_ip_version.get(pkt.src as usize).copied().unwrap_or(4),
+            wscale,
+        };
+        self.taps[tap as usize].on_frame(now, pkt, &hop);
     }
 
     /// A host NIC took a frame from the qdisc: release TSQ budget and retry

@@ -10,7 +10,12 @@ pub fn frame_count(wire_bytes: u64, gap_pkt_max_bytes: u64) -> u32 {
 /// Sizes of the frames of a gap, wire bytes each: the first `G mod n` frames
 /// are one byte longer.
 pub fn frame_sizes(wire_bytes: u64, gap_pkt_max_bytes: u64) -> impl Iterator<Item = u64> {
-    let n = frame_count(wire_bytes, gap_pkt_max_bytes) as u64;
+    sizes_of(wire_bytes, frame_count(wire_bytes, gap_pkt_max_bytes))
+}
+
+/// Sizes of the `n` frames of a gap of `wire_bytes` (as [`frame_sizes`]).
+pub fn sizes_of(wire_bytes: u64, n: u32) -> impl Iterator<Item = u64> {
+    let n = n as u64;
     let (q, r) = if n == 0 { (0, 0) } else { (wire_bytes / n, wire_bytes % n) };
     (0..n).map(move |i| q + u64::from(i < r))
 }
