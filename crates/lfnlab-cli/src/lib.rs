@@ -8,6 +8,7 @@
 
 mod bench;
 pub mod guard;
+mod progress;
 mod run;
 
 use std::io::Write;
@@ -44,8 +45,10 @@ enum Command {
     Validate(ValidateArgs),
     /// Run one catalogued experiment and write its tables, figures and report (Python package only)
     Reproduce(ReproduceArgs),
-    /// Run a parameter grid (not implemented yet)
+    /// Run a parameter grid on local cores or a Dask cluster (Python package only)
     Sweep(SweepArgs),
+    /// Write one self-contained report.html of a result, reproduction or sweep directory (Python package only)
+    Report(ReportArgs),
     /// Measure the simulator's speed on fixed long-fat-network scenarios
     Bench(bench::BenchArgs),
     /// Draw goodput and cwnd over time of a result directory (Python package only)
@@ -62,9 +65,12 @@ struct RunArgs {
     /// Override one scenario key, e.g. --set link[1].queue.limit=256KiB (repeatable)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
-    /// Print nothing on success
+    /// Print nothing on success, and no progress line
     #[arg(long, short)]
     quiet: bool,
+    /// Progress on stderr: a line on a terminal (auto), JSON lines (json) or none
+    #[arg(long, value_enum, default_value = "auto", value_name = "MODE")]
+    progress: progress::ProgressMode,
 }
 
 #[derive(Args, Debug)]
@@ -106,6 +112,12 @@ struct SweepArgs {
     plan: PathBuf,
 }
 
+#[derive(Args, Debug)]
+struct ReportArgs {
+    /// A result, reproduction or sweep directory
+    dir: PathBuf,
+}
+
 /// Runs the command line `args` (`args[0]` is the program name) and returns the exit status.
 pub fn main_with_args(args: Vec<String>) -> i32 {
     guard::without_panics(move || {
@@ -122,24 +134,15 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             }
         };
         let result = match cli.command {
-            Command::Run(a) => run::run(&a.scenario, a.out.as_deref(), &a.sets, a.quiet),
+            Command::Run(a) => run::run(&a.scenario, a.out.as_deref(), &a.sets, a.quiet, a.progress),
             Command::Validate(a) => run::validate(&a.scenario, &a.sets),
             Command::Bench(a) => bench::bench(&a),
             // The Python console script handles `reproduce` (python/lfnlab/reproduce): it draws figures.
-            Command::Reproduce(_) => {
-                eprintln!(
-                    "error: lfnlab reproduce is provided by the Python package: run the `lfnlab` of its environment (scripts/bootstrap)"
-                );
-                return EXIT_FAILURE;
-            }
-            Command::Sweep(_) => return not_implemented("sweep"),
+            Command::Reproduce(_) => return python_only("reproduce"),
+            Command::Sweep(_) => return python_only("sweep"),
+            Command::Report(_) => return python_only("report"),
             // The Python console script handles `plot` before it reaches here (python/lfnlab/cli.py).
-            Command::Plot(_) => {
-                eprintln!(
-                    "error: lfnlab plot is provided by the Python package: run the `lfnlab` of its environment (scripts/bootstrap)"
-                );
-                return EXIT_FAILURE;
-            }
+            Command::Plot(_) => return python_only("plot"),
         };
         match result {
             Ok(()) => EXIT_OK,
@@ -148,8 +151,9 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
     })
 }
 
-fn not_implemented(verb: &str) -> i32 {
-    eprintln!("error: lfnlab {verb}: not implemented yet");
+/// A verb the Python console script handles before it reaches here (python/lfnlab/cli.py).
+fn python_only(verb: &str) -> i32 {
+    eprintln!("error: lfnlab {verb} is provided by the Python package: run the `lfnlab` of its environment (pip install . or scripts/bootstrap)");
     EXIT_FAILURE
 }
 
@@ -213,7 +217,7 @@ mod tests {
     }
 
     #[test]
-    fn verbs_of_the_python_package_or_not_implemented_exit_1() {
+    fn verbs_of_the_python_package_exit_1() {
         assert_eq!(
             main_with_args(args(&["reproduce", "06.V1", "--quick"])),
             EXIT_FAILURE
@@ -221,6 +225,7 @@ mod tests {
         assert_eq!(main_with_args(args(&["reproduce", "--list"])), EXIT_FAILURE);
         assert_eq!(main_with_args(args(&["sweep", "plan.toml"])), EXIT_FAILURE);
         assert_eq!(main_with_args(args(&["plot", "out/x"])), EXIT_FAILURE);
+        assert_eq!(main_with_args(args(&["report", "out/x"])), EXIT_FAILURE);
     }
 
     #[test]

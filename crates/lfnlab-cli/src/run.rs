@@ -7,6 +7,7 @@ use lfnlab_core::results::write::{check_out_dir, write_dir};
 use lfnlab_core::scenario::{self, model::Scenario};
 use lfnlab_core::sim;
 
+use crate::progress::{ProgressMode, RunProgress};
 use crate::{bad_argument, say};
 
 /// The scenario's name as the loader resolved it (file stem by default).
@@ -19,14 +20,18 @@ pub fn default_out_dir(s: &Scenario) -> PathBuf {
     Path::new("out").join(scenario_name(s))
 }
 
-/// Loads, runs and writes one scenario; prints one line per flow unless `quiet`.
-pub fn run(path: &Path, out: Option<&Path>, sets: &[String], quiet: bool) -> Result<(), Error> {
+/// Loads, runs and writes one scenario; prints one line per flow unless `quiet`,
+/// and shows its progress on stderr as `progress` says.
+pub fn run(path: &Path, out: Option<&Path>, sets: &[String], quiet: bool, progress: ProgressMode) -> Result<(), Error> {
     let scenario = scenario::load_file(path, sets)?;
     let out_dir = out.map_or_else(|| default_out_dir(&scenario), Path::to_path_buf);
     // Refuse a bad --out before a run that may take minutes, not after it.
     check_out_dir(&out_dir).map_err(|why| bad_argument("--out", why))?;
 
-    let output = sim::run(&scenario)?;
+    let mut shown = RunProgress::new(progress, quiet, scenario_name(&scenario));
+    let output = sim::run_observed(&scenario, &mut |p| shown.observe(p));
+    shown.finish();
+    let output = output?;
     write_dir(&out_dir, &output)?;
 
     if !quiet {

@@ -56,3 +56,36 @@ pub fn run_with(scenario: &Scenario, opts: build::BuildOptions) -> Result<RunOut
     world.run();
     finish::finish(scenario, world, wall)
 }
+
+/// Where a run is, for a progress display (issue 10).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// Simulated seconds done.
+    pub sim_s: f64,
+    /// Simulated seconds in all.
+    pub total_s: f64,
+    /// Events executed so far.
+    pub events: u64,
+}
+
+/// Number of slices a run is cut into for its observer.
+pub const PROGRESS_SLICES: u64 = 1000;
+
+/// [`run`], calling `observe` after each of [`PROGRESS_SLICES`] equal slices of
+/// simulated time. The slices change nothing: the events and results are those
+/// of [`run`]. The observer decides how often to show anything (by wall clock).
+pub fn run_observed(scenario: &Scenario, observe: &mut dyn FnMut(Progress)) -> Result<RunOutput, Error> {
+    let wall = std::time::Instant::now();
+    let mut world = build::build(scenario)?;
+    let end = world.end;
+    let total_s = end.as_secs_f64();
+    let step_ps = (end.ps() / PROGRESS_SLICES).max(1);
+    let mut at = crate::engine::time::SimTime::ZERO;
+    while at < end {
+        at = crate::engine::time::SimTime(at.ps().saturating_add(step_ps).min(end.ps()));
+        world.run_until(at);
+        observe(Progress { sim_s: at.as_secs_f64(), total_s, events: world.log.count() });
+    }
+    world.run();
+    finish::finish(scenario, world, wall)
+}

@@ -341,8 +341,17 @@ impl World {
 
     /// Run until the event queue is empty or the next event is after `end`.
     pub fn run(&mut self) {
+        self.run_until(self.end);
+        self.now = self.end;
+    }
+
+    /// Execute every event at or before `limit` (and `end`), leaving the clock
+    /// at the last one executed. Running in slices executes the same events in
+    /// the same order as one `run` (the observer of `sim::run_observed`).
+    pub fn run_until(&mut self, limit: SimTime) {
+        let limit = limit.min(self.end);
         while let Some(t) = self.events.peek_time() {
-            if t > self.end {
+            if t > limit {
                 break;
             }
             let (t, ev) = self.events.pop().unwrap();
@@ -372,7 +381,6 @@ impl World {
                 Event::SwitchWake(i) => self.on_switch_wake(i),
             }
         }
-        self.now = self.end;
     }
 
     fn on_channel_arrival(&mut self, c: u32) {
