@@ -300,3 +300,30 @@ fn eager_router_ports_change_no_result() {
     assert!(queued_at_end > 0, "some case must end with frames waiting at an eager port");
     assert!(saved[1] > saved[0] && saved[0] > 0, "eager ports save events, early channels more: {saved:?}");
 }
+
+/// V6 for the progress observer: a run cut into slices for `lfnlab run`'s
+/// progress display (`sim::run_observed`) executes the same events in the same
+/// order as one uninterrupted run, so every result is identical, event hash included.
+#[test]
+fn slicing_a_run_for_its_progress_changes_nothing() {
+    let cases = [
+        Path06 { duration: "3s", ..Default::default() }.toml(),
+        include_str!("../../../examples/gap_pacing.toml").replace("duration = \"60s\"", "duration = \"2s\""),
+        CHAIN.to_string(),
+    ];
+    for text in cases {
+        let s = lfnlab_core::scenario::load_str(&text, "case.toml", &[]).expect("scenario");
+        let whole = lfnlab_core::sim::run(&s).expect("run");
+        let mut seen = Vec::new();
+        let sliced = lfnlab_core::sim::run_observed(&s, &mut |p| seen.push(p)).expect("run");
+        assert_eq!(seen.len() as u64, lfnlab_core::sim::PROGRESS_SLICES);
+        assert!(seen.windows(2).all(|w| w[0].sim_s < w[1].sim_s && w[0].events <= w[1].events));
+        assert_eq!(seen.last().map(|p| (p.sim_s, p.events)), Some((s.sim.duration.unwrap().span.as_secs_f64(), whole.summary.events_executed)));
+        let (mut a, mut b) = (whole.summary.clone(), sliced.summary.clone());
+        (a.wall_seconds, b.wall_seconds) = (0.0, 0.0);
+        assert_eq!(a, b, "{text}");
+        assert_eq!(whole.flows, sliced.flows);
+        assert!(format!("{:?}", whole.tcp) == format!("{:?}", sliced.tcp));
+        assert_eq!(whole.queues, sliced.queues);
+    }
+}
