@@ -19,6 +19,7 @@ from ._native import __version__
 from .errors import InvalidInputError, LfnlabError, OutputError, SimulationError
 from .result import Result, load_result, run
 from .scenario import Scenario
+from .sweep import sweep
 
 if TYPE_CHECKING:
     from . import plot as plot
@@ -28,6 +29,7 @@ __all__ = [
     "Result",
     "run",
     "load_result",
+    "sweep",
     "plot",
     "errors",
     "LfnlabError",

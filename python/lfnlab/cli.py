@@ -1,9 +1,9 @@
 """The ``lfnlab`` console script.
 
-``lfnlab plot RESULT_DIR [--out FILE]`` and ``lfnlab reproduce ID [--out DIR]
-[--quick] [--workers N] [--resume]`` / ``lfnlab reproduce --list`` are handled here (they
-need matplotlib and pandas; see :mod:`lfnlab.reproduce`); every other verb (run,
-validate, sweep, bench) is the Rust command line, run in-process through
+``lfnlab plot``, ``lfnlab reproduce``, ``lfnlab report`` and ``lfnlab sweep`` are
+handled here (they need matplotlib, pandas or dask; see :mod:`lfnlab.plot`,
+:mod:`lfnlab.reproduce`, :mod:`lfnlab.html` and :mod:`lfnlab.sweep`); every other verb
+(run, validate, bench, schema) is the Rust command line, run in-process through
 ``lfnlab._native.cli_main``.
 """
 
@@ -65,8 +65,22 @@ def _reproduce(argv: Sequence[str]) -> int:
     return main(argv)
 
 
+def _report(argv: Sequence[str]) -> int:
+    from .html.command import main
+
+    return main(argv)
+
+
+def _sweep(argv: Sequence[str]) -> int:
+    # Not _default_sigint: Ctrl-C must reach the sweep, which stops its workers
+    # and writes the index of what finished (lfnlab.sweep.driver).
+    from lfnlab.sweep.command import main
+
+    return main(argv)
+
+
 #: Verbs implemented in Python, by name.
-_PYTHON_VERBS = {"plot": _plot, "reproduce": _reproduce}
+_PYTHON_VERBS = {"plot": _plot, "reproduce": _reproduce, "report": _report, "sweep": _sweep}
 
 
 def run_cli(argv: Sequence[str]) -> int:

@@ -69,11 +69,10 @@ def test_help_exits_0_and_lists_the_verbs() -> None:
         assert f"  {verb}" in p.stdout, verb
 
 
-def test_unimplemented_verbs_exit_1() -> None:
-    for args in (["sweep", "plan.toml"],):
-        p = run_cli(*args)
-        assert p.returncode == 1, args
-        assert "not implemented yet" in p.stderr
+def test_a_missing_plan_is_invalid_input() -> None:
+    p = run_cli("sweep", "no-such-plan.toml")
+    assert p.returncode == 2
+    assert "no-such-plan.toml" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_bench_list_and_unknown_scenario() -> None:

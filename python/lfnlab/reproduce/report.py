@@ -1,6 +1,7 @@
 """Writes an experiment's output directory: ``report.md``, ``checks.json``, one CSV
-per table, one PNG per figure. Nothing in them depends on the wall clock, so the
-same experiment gives the same files (the raw runs' ``wall_seconds`` aside)."""
+per table, one PNG per figure, and ``report.html`` (all of it on one page). Nothing in
+them depends on the wall clock, so the same experiment gives the same files (the raw
+runs' ``wall_seconds`` aside)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ if TYPE_CHECKING:
 
     from .registry import Experiment
 
-__all__ = ["write_report", "REPORT", "CHECKS"]
+__all__ = ["write_report", "REPORT", "REPORT_HTML", "CHECKS"]
 
 REPORT = "report.md"
+#: report.md as one HTML page with its figures inline (lfnlab.html).
+REPORT_HTML = "report.html"
 CHECKS = "checks.json"
 
 
@@ -164,7 +167,7 @@ def write_report(experiment: Experiment, outcome: Outcome, out: Path, *, quick: 
     ]
     report = out / REPORT
     report.write_text("\n".join(md), encoding="utf-8")
-    files.append(REPORT)
+    files += [REPORT, REPORT_HTML]
 
     checks = {
         "experiment": experiment.id,
@@ -177,4 +180,8 @@ def write_report(experiment: Experiment, outcome: Outcome, out: Path, *, quick: 
         "files": sorted(files + [CHECKS]),
     }
     (out / CHECKS).write_text(json.dumps(checks, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    # The same report as one self-contained page (docs/report.md), from the files above.
+    from ..html import write_report as write_html
+
+    write_html(out)
     return report

@@ -1,0 +1,68 @@
+"""The summary metrics of a run, flattened into index columns from its ``summary.json``
+(spec 00 §2.4).
+
+Columns, after the run's parameters:
+
+- totals over flows: ``goodput_bps``, ``bytes_delivered``, ``retransmitted_segments``,
+  ``timeouts``, ``fast_retransmits``; over queues: ``queue_drops``;
+- ``duration_s``, the simulated duration;
+- per flow (by name): ``flow.<name>.goodput_bps``, ``.bytes_delivered``,
+  ``.retransmitted_segments``, ``.timeouts``, ``.fast_retransmits``, ``.completion_s``;
+- per queue (by name): ``queue.<name>.enqueued``, ``.dropped``, ``.max_bytes``.
+
+Wall-clock fields (``wall_seconds``, which differs from run to run) are not metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
+
+__all__ = ["flatten", "TOTALS", "FLOW_FIELDS", "QUEUE_FIELDS"]
+
+Number = Union[int, float, None]
+
+#: Summed over flows.
+TOTALS = ("goodput_bps", "bytes_delivered", "retransmitted_segments", "timeouts", "fast_retransmits")
+#: Per flow.
+FLOW_FIELDS = (*TOTALS, "completion_s")
+#: Per queue.
+QUEUE_FIELDS = ("enqueued", "dropped", "max_bytes")
+
+
+def _number(value: Any) -> Number:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value
+
+
+def _total(values: Sequence[Number]) -> Number:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+def _names(items: Sequence[Mapping[str, Any]], prefix: str) -> list[str]:
+    """Each item's name, made unique by its position if two share one."""
+    names = [str(item.get("name") or i) for i, item in enumerate(items)]
+    seen: dict[str, int] = {}
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+    return [f"{prefix}.{n}" if seen[n] == 1 else f"{prefix}.{n}#{i}" for i, n in enumerate(names)]
+
+
+def flatten(summary: Mapping[str, Any]) -> dict[str, Number]:
+    """``summary.json`` as ``{column: number}`` (None where a value is absent or not a number)."""
+    flows = [f for f in summary.get("flows") or [] if isinstance(f, Mapping)]
+    queues = [q for q in summary.get("queues") or [] if isinstance(q, Mapping)]
+    out: dict[str, Number] = {}
+    for field in TOTALS:
+        out[field] = _total([_number(f.get(field)) for f in flows])
+    out["queue_drops"] = _total([_number(q.get("dropped")) for q in queues])
+    out["duration_s"] = _number(summary.get("duration_s"))
+    for name, flow in zip(_names(flows, "flow"), flows):
+        for field in FLOW_FIELDS:
+            out[f"{name}.{field}"] = _number(flow.get(field))
+    for name, queue in zip(_names(queues, "queue"), queues):
+        for field in QUEUE_FIELDS:
+            out[f"{name}.{field}"] = _number(queue.get(field))
+    return out

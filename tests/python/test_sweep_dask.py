@@ -1,0 +1,189 @@
+"""Sweeps on a real Dask cluster: a scheduler and two workers as separate processes on
+127.0.0.1. One worker is killed (SIGKILL) partway through; re-running the plan
+completes it, every run once, with results identical to the local process pool's."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from support import lfnlab_command, run_cli
+from sweep_support import EXAMPLES, comparable_files, json_lines, run_dirs, write_plan
+
+import lfnlab
+from lfnlab.sweep import read_index
+
+try:
+    import distributed  # noqa: F401
+except ImportError:  # CI must run these: scripts/bootstrap installs the `dask` extra
+    if os.environ.get("CI"):
+        raise
+    pytest.skip("Dask is not installed (pip install 'lfnlab[dask]')", allow_module_level=True)
+pytestmark = [pytest.mark.engine, pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")]
+
+#: Seconds to wait for the cluster to come up, and for a sweep.
+STARTUP_S = 60
+SWEEP_S = 180
+
+
+@dataclass
+class Cluster:
+    address: str
+    scheduler: subprocess.Popen[bytes]
+    workers: list[subprocess.Popen[bytes]]
+    logs: Path
+
+    def log_text(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(self.logs.glob("*.log")))
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+    with open(log, "wb") as f:
+        return subprocess.Popen([sys.executable, "-m", *args], stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
+
+
+def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for p in processes:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    for p in processes:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(timeout=10)
+
+
+@pytest.fixture()
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A scheduler and two single-threaded workers without nannies (a SIGKILL really ends one)."""
+    from distributed import Client
+
+    logs = tmp_path / "dask"
+    logs.mkdir()
+    scheduler_file = logs / "scheduler.json"
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        started.append(
+            _start(
+                ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+                logs / "scheduler.log",
+            )
+        )
+        deadline = time.monotonic() + STARTUP_S
+        while not scheduler_file.is_file() and time.monotonic() < deadline:
+            assert started[0].poll() is None, (logs / "scheduler.log").read_text()
+            time.sleep(0.05)
+        address = json.loads(scheduler_file.read_text(encoding="utf-8"))["address"]
+        for i in range(2):
+            started.append(
+                _start(
+                    [
+                        "distributed.cli.dask_worker",
+                        address,
+                        "--nthreads", "1",
+                        "--no-nanny",
+                        "--no-dashboard",
+                        "--host", "127.0.0.1",
+                        "--name", f"w{i}",
+                        "--local-directory", str(logs / f"w{i}"),
+                        "--death-timeout", "60",
+                    ],
+                    logs / f"worker{i}.log",
+                )
+            )
+        with Client(address, timeout=STARTUP_S) as client:
+            client.wait_for_workers(2, timeout=STARTUP_S)
+        yield Cluster(address, started[0], started[1:], logs)
+    finally:  # the workers first: a worker whose scheduler is gone waits for it
+        _stop(started[1:])
+        _stop(started[:1])
+
+
+def test_a_killed_worker_loses_no_run_and_results_match_the_local_pool(tmp_path: Path, cluster: Cluster) -> None:
+    # 12 runs of a few tenths of a second each: long enough to kill a worker partway.
+    plan = write_plan(
+        tmp_path / "dask.toml",
+        [{"key": "link[1].queue.limit", "values": ["32KiB", "128KiB", "512KiB"]}, {"key": "flow[0].cc", "values": ["newreno", "cubic"]}],
+        scenario=EXAMPLES / "dumbbell.toml",
+        sets={"sim.duration": "4s", "link[1].delay": "5ms", "link[1].rate": "800Mbps"},
+        repetitions=2,
+    )
+    out = tmp_path / "dask-out"
+    command = [*lfnlab_command(), "sweep", str(plan), "--out", str(out), "--scheduler", cluster.address, "--progress", "json"]
+    with open(tmp_path / "first.out", "wb") as stdout, open(tmp_path / "first.err", "wb") as stderr:
+        first = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr)
+        killed_after = None
+        try:
+            deadline = time.monotonic() + SWEEP_S
+            while first.poll() is None and time.monotonic() < deadline:
+                done = len(list((out / "runs").glob("*/sweep.json"))) if (out / "runs").is_dir() else 0
+                if killed_after is None and done >= 3:
+                    cluster.workers[0].send_signal(signal.SIGKILL)
+                    killed_after = done
+                time.sleep(0.01)
+            first.wait(timeout=max(1.0, deadline - time.monotonic()))
+        finally:
+            if first.poll() is None:
+                first.kill()
+                first.wait()
+    report = f"{(tmp_path / 'first.err').read_text()}\n{cluster.log_text()}"
+    assert killed_after is not None and killed_after < 12, f"the sweep ended before a worker could be killed\n{report}"
+    assert cluster.workers[0].wait(timeout=10) == -signal.SIGKILL
+    # The scheduler gives the lost worker's task to the other one; a run the cluster
+    # could not finish would be left unrecorded (exit 1) for the next sweep.
+    assert first.returncode in (0, 1), report
+    assert "Traceback" not in (tmp_path / "first.err").read_text()
+
+    second = run_cli("sweep", plan, "--out", out, "--scheduler", cluster.address, "--progress", "json", timeout=SWEEP_S)
+    assert second.returncode == 0, second.stderr
+    final = json_lines(second.stderr)[-1]
+    assert (final["done"], final["failed"], final["lost"], final["remaining"], final["total"]) == (12, 0, 0, 0, 12)
+
+    index = read_index(out)
+    assert len(index) == 12 and set(index["status"]) == {"done"} and index["run_id"].is_unique
+    assert run_dirs(out) == sorted(index["run_id"]), "a run directory twice, or debris left"
+    for run_id in index["run_id"]:
+        record = json.loads((out / "runs" / run_id / "sweep.json").read_text(encoding="utf-8"))
+        assert record["status"] == "done" and record["run_id"] == run_id
+
+    # The same plan on the local process pool: identical runs.
+    local = lfnlab.sweep(plan, tmp_path / "local-out", workers=2, progress="none")
+    pd.testing.assert_frame_equal(index.drop(columns="wall_seconds"), local.drop(columns="wall_seconds"))
+    for run_id in index["run_id"]:
+        assert comparable_files(out / "runs" / run_id) == comparable_files(tmp_path / "local-out" / "runs" / run_id), run_id
+    assert index["queue_drops"].nunique() > 1 and index["goodput_bps"].nunique() > 1, "the axes change the results"
+
+
+def test_a_local_dask_cluster_gives_the_local_pools_results(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path / "p.toml", [{"key": "flow[0].cc", "values": ["newreno", "cubic"]}])
+    on_dask = lfnlab.sweep(plan, tmp_path / "dask", dask_local=True, workers=1, progress="none")
+    local = lfnlab.sweep(plan, tmp_path / "local", workers=1, progress="none")
+    assert on_dask.attrs["sweep"] == {"total": 2, "done": 2, "failed": 0, "lost": 0, "reused": 0, "ran": 2}
+    pd.testing.assert_frame_equal(on_dask.drop(columns="wall_seconds"), local.drop(columns="wall_seconds"))
+    for run_id in local["run_id"]:
+        assert comparable_files(tmp_path / "dask" / "runs" / run_id) == comparable_files(tmp_path / "local" / "runs" / run_id)
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lfnlab.sweep import SweepBackendError
+    from lfnlab.sweep.execute import DaskCluster
+
+    plan = write_plan(tmp_path / "p.toml", [{"key": "flow[0].cc", "values": ["newreno"]}])
+    monkeypatch.setattr(DaskCluster, "connect_timeout_s", 0.5)
+    with pytest.raises(SweepBackendError, match=r"cannot connect to the Dask scheduler at tcp://127\.0\.0\.1:9"):
+        lfnlab.sweep(plan, tmp_path / "out", scheduler="tcp://127.0.0.1:9", progress="none")
+    assert read_index(tmp_path / "out").empty, "the index is written, with no run"
+    p = run_cli("sweep", plan, "--out", tmp_path / "out", "--scheduler", "not-an-address")
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert "error: cannot connect to the Dask scheduler at not-an-address: " in p.stderr
