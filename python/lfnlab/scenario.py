@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from . import _native
+from .toml_text import value_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -35,22 +36,7 @@ def _format_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
-    return _toml_inline(value)
-
-
-def _toml_inline(value: Any) -> str:
-    """``value`` as a TOML inline value: strings quoted, dicts as inline tables."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)  # a JSON string is a valid TOML basic string
-    if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_inline(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_inline(v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} as a scenario value")
+    return value_text(value)  # lists and tables as TOML inline values
 
 
 def _normalize_sets(sets: Sets) -> tuple[str, ...]:

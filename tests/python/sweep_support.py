@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 from support import DUMBBELL_2S, ROOT
 
-from lfnlab.sweep import toml_text
+from lfnlab import toml_text
 
 #: Wall-clock and per-invocation fields: everything else of a run must be identical
 #: whatever the backend or the number of workers.

@@ -15,7 +15,7 @@ from support import DUMBBELL_2S, run_cli
 from sweep_support import EXAMPLES, write_plan
 
 import lfnlab
-from lfnlab.sweep import toml_text
+from lfnlab import toml_text
 from lfnlab.sweep.plan import MAX_RUNS, load_plan
 
 if sys.version_info >= (3, 11):

@@ -10,6 +10,7 @@ mod bench;
 pub mod guard;
 mod progress;
 mod run;
+mod schema;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -53,6 +54,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Draw goodput and cwnd over time of a result directory (Python package only)
     Plot(PlotArgs),
+    /// Print the scenario schema (JSON Schema, for editors) or its Markdown key reference
+    Schema(schema::SchemaArgs),
 }
 
 #[derive(Args, Debug)]
@@ -137,6 +140,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             Command::Run(a) => run::run(&a.scenario, a.out.as_deref(), &a.sets, a.quiet, a.progress),
             Command::Validate(a) => run::validate(&a.scenario, &a.sets),
             Command::Bench(a) => bench::bench(&a),
+            Command::Schema(a) => schema::schema(&a),
             // The Python console script handles `reproduce` (python/lfnlab/reproduce): it draws figures.
             Command::Reproduce(_) => return python_only("reproduce"),
             Command::Sweep(_) => return python_only("sweep"),

@@ -11,28 +11,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+
+from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError
 
 __all__ = ["main"]
 
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_INVALID_INPUT = 2
 
 USAGE = "usage: lfnlab report DIR [--out FILE] [--metric M ...]"
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="lfnlab report",
         description="Write one self-contained HTML page (report.html) for a result directory "
         "(lfnlab run), a reproduction output (lfnlab reproduce) or a sweep store (lfnlab sweep): "
@@ -56,7 +45,7 @@ def main(argv: Sequence[str]) -> int:
     """Run ``lfnlab report ARGS`` (``argv`` without the program and verb); return the exit status."""
     try:
         args = _parser().parse_args(list(argv))
-    except _UsageError as e:
+    except UsageError as e:
         print(f"error: <arguments>: {e}", file=sys.stderr)
         print(USAGE, file=sys.stderr)
         return EXIT_INVALID_INPUT

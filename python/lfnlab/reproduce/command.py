@@ -13,35 +13,19 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import Optional
 
+from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_workers
 from .registry import Experiment, catalogue, find, list_lines
 from .report import CHECKS, write_report
 from .runner import RUNS_DIR, default_workers
 
 __all__ = ["main", "UsageError"]
 
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_INVALID_INPUT = 2
-
-
-class UsageError(Exception):
-    """Invalid arguments: ``argument`` names the one at fault."""
-
-    def __init__(self, argument: str, message: str) -> None:
-        super().__init__(message)
-        self.argument = argument
-        self.message = message
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError("", message)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="lfnlab reproduce",
         description="Run one catalogued experiment and write its tables (CSV), figures (PNG), "
         "report.md, checks.json and raw run results.",
@@ -70,15 +54,8 @@ def _known() -> str:
 
 
 def _workers(text: Optional[str]) -> int:
-    if text is None:
-        return default_workers()
-    try:
-        n = int(text)
-    except ValueError:
-        raise UsageError("--workers", f"expected a positive whole number, got {text!r}") from None
-    if n < 1:
-        raise UsageError("--workers", f"expected a positive whole number, got {n}")
-    return n
+    n = positive_workers(text)
+    return default_workers() if n is None else n
 
 
 def _experiment(experiment_id: Optional[str]) -> Experiment:

@@ -15,16 +15,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, Optional
 
+from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_workers
 from ..errors import InvalidInputError, LfnlabError
 from .progress import MODES
 
 __all__ = ["main"]
 
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_INVALID_INPUT = 2
 #: Failed runs listed one by one on stderr; the rest are counted.
 MAX_LISTED_FAILURES = 10
 USAGE = (
@@ -33,22 +30,8 @@ USAGE = (
 )
 
 
-class UsageError(Exception):
-    """Invalid arguments: ``argument`` names the one at fault."""
-
-    def __init__(self, argument: str, message: str) -> None:
-        super().__init__(message)
-        self.argument = argument
-        self.message = message
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError("", message)
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="lfnlab sweep",
         description="Run a parameter grid: a base scenario and axes of --set key paths, on local worker "
         "processes or a Dask cluster. Re-running a plan resumes it (docs/sweep.md).",
@@ -78,16 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _workers(text: Optional[str]) -> Optional[int]:
-    if text is None:
-        return None
-    try:
-        n = int(text)
-    except ValueError:
-        raise UsageError("--workers", f"expected a positive whole number, got {text!r}") from None
-    if n < 1:
-        raise UsageError("--workers", f"expected a positive whole number, got {n}")
-    return n
+_workers = positive_workers
 
 
 def _error(message: str) -> None:

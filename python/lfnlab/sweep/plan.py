@@ -50,7 +50,7 @@ from typing import Any, Optional, Union
 
 from ..errors import InvalidInputError
 from ..scenario import Scenario
-from .toml_text import dumps, key_text, value_text
+from ..toml_text import dumps, key_text, value_text
 
 if sys.version_info >= (3, 11):
     import tomllib

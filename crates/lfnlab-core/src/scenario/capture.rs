@@ -13,6 +13,7 @@
 //! max_frames = 1000000     # frames kept at most; later ones are counted as missed
 //! ```
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::links::Graph;
@@ -32,8 +33,8 @@ pub const MAX_SNAPLEN_BYTES: u64 = 262_144;
 /// a capture keeps its frames in memory until the run ends.
 pub const DEFAULT_MAX_FRAMES: u64 = 1_000_000;
 
-/// `[[capture]]`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+/// `[[capture]]`: a pcap file of the frames on one link (docs/pcap.md).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CaptureSpec {
     /// `"a->b"`: the link between a and b; the tap sits at a's port.

@@ -14,6 +14,7 @@ mod decimal;
 mod emit;
 mod flows;
 pub mod keypath;
+pub mod reference;
 mod links;
 mod load;
 mod nodes;

@@ -5,21 +5,27 @@
 //! so the `scenario.toml` written with the results shows every value used
 //! (spec 00 §2.4). Unknown keys are rejected everywhere (`deny_unknown_fields`).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::units::{ByteSize, Rate, RateOrZero, TimeSpan};
 
 /// A whole scenario file.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// Run-wide settings: duration, seed, trace.
     pub sim: SimSpec,
+    /// Hosts, routers, emulators and switches.
     #[serde(default)]
     pub node: Vec<NodeSpec>,
+    /// Full-duplex links between two nodes.
     #[serde(default)]
     pub link: Vec<LinkSpec>,
+    /// Traffic: TCP transfers, request/response, Web users, UDP CBR.
     #[serde(default)]
     pub flow: Vec<FlowSpec>,
+    /// Per-bin counters at the egress of a link direction (`flows.parquet`, `queues.parquet`).
     #[serde(default)]
     pub monitor: Vec<MonitorSpec>,
     /// pcap captures (`scenario::capture`); left out of `scenario.toml` when none.
@@ -28,12 +34,15 @@ pub struct Scenario {
 }
 
 /// `[sim]`: run-wide settings.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SimSpec {
     /// Scenario name; default: the file stem, or "scenario" for a dict.
     pub name: Option<String>,
     /// Simulated duration (required).
+    // `Option` so that `resolve` reports a missing duration with its key path;
+    // the schema says required (`with` the inner type: a `$ref`, not an inlined copy).
+    #[schemars(with = "TimeSpan")]
     pub duration: Option<TimeSpan>,
     /// The one master seed from which every random stream derives (STYLE point 10).
     pub seed: Option<u64>,
@@ -42,7 +51,7 @@ pub struct SimSpec {
 }
 
 /// `[sim.trace]`: how `tcp.parquet` is sampled (spec 06 §6).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
     /// `bin` (default), `event` or `off`.
@@ -51,7 +60,7 @@ pub struct TraceSpec {
     pub bin: Option<TimeSpan>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceMode {
     Bin,
@@ -59,7 +68,7 @@ pub enum TraceMode {
     Off,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum NodeKind {
     Host,
@@ -68,11 +77,14 @@ pub enum NodeKind {
     Switch,
 }
 
-/// `[[node]]`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+/// `[[node]]`: a host, router, emulator or switch.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
+    /// Unique node name; links, flows and monitors refer to it.
     pub name: String,
+    /// `host`, `router`, `emulator` (GtrcNET-like: forwards, shapes, delays,
+    /// drops, monitors) or `switch` (spec 05).
     pub kind: NodeKind,
     /// Host NIC line rate; default: the rate of the host's (single) link.
     pub nic_rate: Option<Rate>,
@@ -115,7 +127,7 @@ pub struct NodeSpec {
 }
 
 /// `node.nic` (spec 04 §2.4, §2.6, §2.7 NIC profiles).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct NicSpec {
     /// `chelsio_t110` (default), `chelsio_n110` or `intel_pro10gbe_sr`.
@@ -140,7 +152,7 @@ pub struct NicSpec {
 }
 
 /// `node.bus` (spec 04 §2.4).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BusSpec {
     /// `shared` (default: one half-duplex DMA server for RX and TX) or `none` (unlimited).
@@ -156,7 +168,7 @@ pub struct BusSpec {
 }
 
 /// `node.fc`: IEEE 802.3x PAUSE (spec 04 §2.5).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FcSpec {
     /// Generate PAUSE: a host from its RX FIFO occupancy, a switch or router
@@ -189,7 +201,7 @@ pub struct FcSpec {
 /// `node.cpu`: the host CPU (spec 04 §2.7). Costs are in cycles (per item,
 /// or per byte for the copy and checksum costs); `c_irq`, `k_irq` and `t_irq`
 /// default to the NIC profile's.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CpuSpec {
     /// Clock in GHz, default 2.2.
@@ -202,19 +214,33 @@ pub struct CpuSpec {
     pub app_core: Option<u32>,
     /// Each item's cost × U[1 − jitter, 1 + jitter], default 0.05.
     pub jitter: Option<f64>,
+    /// Cycles per interrupt, default from the NIC profile.
     pub c_irq: Option<f64>,
+    /// Cycles per segment built (TCP/IP output, driver xmit), default 4000.
     pub c_seg_tx: Option<f64>,
+    /// Cycles per TX completion (free buffer), default 300.
     pub c_txc: Option<f64>,
+    /// Cycles per ACK processed at a sender, default 2500.
     pub c_ack_rx: Option<f64>,
+    /// Cycles per SACK block in a received ACK, default 500.
     pub c_sack_blk: Option<f64>,
+    /// Cycles per segment of the retransmission queue walked on a SACK, default 0.
     pub c_sack_walk: Option<f64>,
+    /// Cycles per data segment received (driver RX, IP, TCP input, descriptor refill), default 4500.
     pub c_seg_rx: Option<f64>,
+    /// Cycles per ACK sent, default 1500.
     pub c_ack_tx: Option<f64>,
+    /// Cycles per payload byte copied into the kernel by write(), default 1.2.
     pub c_copy_tx: Option<f64>,
+    /// Cycles per payload byte copied out by read(), default 1.2.
     pub c_copy_rx: Option<f64>,
+    /// Cycles per payload byte checksummed, default 0 (offloaded).
     pub c_csum: Option<f64>,
+    /// Cycles per write() or read() call, default 2000.
     pub c_syscall: Option<f64>,
+    /// Cycles of application work per call, default 200.
     pub c_app: Option<f64>,
+    /// Large-buffer penalty: cycles per segment × log2(max(1, B_sock / 64 MiB)), default 0.
     pub c_mem: Option<f64>,
     /// Interrupt coalescing: frames, default from the NIC profile.
     pub k_irq: Option<u32>,
@@ -229,7 +255,7 @@ pub struct CpuSpec {
 }
 
 /// Sender pacing (spec 06 §4.3 rate; §5.3 who enforces it).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PacingSpec {
     /// `off`, `internal` (TCP holds segments until their time), `fq` (the
@@ -249,7 +275,7 @@ pub struct PacingSpec {
 }
 
 /// A host qdisc.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QdiscSpec {
     /// `pfifo` (capacity `txqueuelen`) or `fq` (spec 06 §5.3); the pacing
@@ -304,7 +330,7 @@ pub struct QdiscSpec {
 }
 
 /// One class of the `ipg` qdisc (spec 01 §2.5).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct IpgClassSpec {
     /// Class id, 1 or more (0 is the default class, configured on the qdisc itself).
@@ -318,7 +344,7 @@ pub struct IpgClassSpec {
 }
 
 /// The linear memory-bandwidth model of a host (spec 01 §2.6).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MemorySpec {
     /// Memory bandwidth with no network traffic, default 3200 MB/s.
@@ -332,10 +358,12 @@ pub struct MemorySpec {
 }
 
 /// `[[link]]`: a full-duplex link (spec 00 §2.2).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
+    /// Node at one end; `queue`, `loss` and `quickstart` apply to the direction from → to.
     pub from: String,
+    /// Node at the other end; the `reverse_*` keys apply to the direction to → from.
     pub to: String,
     /// Rate of the direction from → to (and of both unless `reverse_rate` is
     /// given); default the R_mac of `phy`. Required without `phy`.
@@ -366,10 +394,11 @@ pub struct LinkSpec {
 }
 
 /// A Quick-Start interface ("router function", spec 02 §2.5.1).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QsRouterSpec {
     /// Capacity C used by admission control, IP-level bit/s (required: no auto-detection).
+    #[schemars(with = "Rate")] // required; `resolve` reports it missing (see `SimSpec::duration`)
     pub capacity: Option<Rate>,
     /// Metering interval D, default 1 s.
     pub meter_interval: Option<TimeSpan>,
@@ -396,13 +425,18 @@ pub struct QsRouterSpec {
 }
 
 /// Processing cost per packet in microseconds (spec 02 §2.5.7).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QsProcSpec {
+    /// Every packet at the interface, default 0.
     pub base_us: Option<f64>,
+    /// Metering of every packet, default 0.
     pub meter_us: Option<f64>,
+    /// A packet carrying a Quick-Start option, default 0.
     pub opt_parse_us: Option<f64>,
+    /// An approved request, default 0.
     pub update_us: Option<f64>,
+    /// Per nonce field re-randomized when a request is reduced, default 0.
     pub nonce_field_us: Option<f64>,
     /// `serial` (default: one processor, packets wait for earlier ones) or
     /// `parallel` (each packet delayed by its own cost, order kept); CHOICE.
@@ -411,7 +445,7 @@ pub struct QsProcSpec {
 
 /// Quick-Start on a connection (spec 02 §2.3.1 sender, §2.4 receiver): the
 /// data sender asks, the other end echoes.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QsFlowSpec {
     /// Requested rate, converted to a rate code with `code_floor` (`round_up`: `code_ceil`).
@@ -457,17 +491,18 @@ pub struct QsFlowSpec {
 /// Quick-Start requests on a `udp_cbr` flow (spec 02 §4.7): datagram k (k = 1, 2, …)
 /// carries a Rate Request when ⌊k·share⌋ > ⌊(k−1)·share⌋, so exactly the share asks,
 /// evenly spread. The option sits inside `size` (the IP length does not change).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct UdpQsSpec {
     /// Fraction of datagrams with a request, 0 to 1 (required).
+    #[schemars(with = "f64")] // required; `resolve` reports it missing (see `SimSpec::duration`)
     pub share: Option<f64>,
     /// Requested rate code, 1 to 15, default 7 (5.12 Mbit/s).
     pub rate_code: Option<u8>,
 }
 
 /// A router/emulator egress queue.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     /// `droptail`, or `burst_red`: the network-segment model of spec 03 §2.8
@@ -496,18 +531,20 @@ pub struct QueueSpec {
 
 /// Random loss on one link direction: Bernoulli (spec 06 §7 V3) or a
 /// Gilbert–Elliott circuit (spec 04 §2.12).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LossSpec {
     /// `bernoulli` or `gilbert_elliott`.
     pub kind: String,
     /// `bernoulli`: drop probability per frame, in [0, 1].
     pub p: Option<f64>,
-    /// `gilbert_elliott`: mean stay in Good (T_G) and in Bad (T_B).
+    /// `gilbert_elliott`: mean stay in Good (T_G).
     pub t_good: Option<TimeSpan>,
+    /// `gilbert_elliott`: mean stay in Bad (T_B).
     pub t_bad: Option<TimeSpan>,
-    /// `gilbert_elliott`: per-frame loss probability in Good (default 0) and in Bad.
+    /// `gilbert_elliott`: per-frame loss probability in Good, default 0.
     pub p_good: Option<f64>,
+    /// `gilbert_elliott`: per-frame loss probability in Bad.
     pub p_bad: Option<f64>,
     /// `gilbert_elliott`: capacity factor κ_B in the Bad state, in (0, 1],
     /// default 1: the circuit's egress serializes at κ_B·R while Bad.
@@ -517,21 +554,23 @@ pub struct LossSpec {
     /// Loss applies to frames arriving in [start, stop): default from 0 s to
     /// the end of the run. With p = 1 this is an outage (spec 06 §7 V7).
     pub start: Option<TimeSpan>,
+    /// End of the loss window (exclusive), default the end of the run.
     pub stop: Option<TimeSpan>,
 }
 
 /// `link.impair`: per-packet delay impairments in both directions (spec 04 §2.12).
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ImpairSpec {
     /// Extra delay U[0, jitter] per frame, FIFO order kept; default 0.
     pub jitter: Option<TimeSpan>,
     /// Share of frames held back by `reorder_delay` (later frames overtake them); default 0.
     pub p_reorder: Option<f64>,
+    /// Extra delay of a frame held back; greater than zero when `p_reorder` > 0.
     pub reorder_delay: Option<TimeSpan>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowKind {
     TcpBulk,
@@ -544,13 +583,18 @@ pub enum FlowKind {
     UdpCbr,
 }
 
-/// `[[flow]]`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+/// `[[flow]]`: traffic between two hosts.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
+    /// Unique flow name; results and `capture.flows` refer to it.
     pub name: String,
+    /// `tcp_bulk` (iperf-like: unlimited data from start to end of the run),
+    /// `request_response`, `web` or `udp_cbr`.
     pub kind: FlowKind,
+    /// Sending host; the client for `request_response` and `web`.
     pub from: String,
+    /// Receiving host; the server for `request_response` and `web`.
     pub to: String,
     /// Start time, default 0 s.
     pub start: Option<TimeSpan>,
@@ -570,6 +614,8 @@ pub struct FlowSpec {
     pub tcp: Option<TcpParams>,
     /// `tcp_bulk`: congestion-control parameters (spec 06 §4.4); every
     /// parameter of `cc` is filled in when resolved.
+    // Keys depend on `cc` (checked by `cc_params`), so the schema says only "a table".
+    #[schemars(with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
     pub cc_params: Option<toml::Table>,
     /// `tcp_bulk`: pacing; default the host's, else the profile's.
     pub pacing: Option<PacingSpec>,
@@ -612,7 +658,7 @@ impl FlowSpec {
 
 /// TCP parameters of spec 06 §2–3. A profile fills every one; a flow or host may
 /// override any of them. Enumerated values are strings checked by `resolve`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TcpParams {
     /// Initial window: `rfc3390`, `rfc6928` or a fixed segment count as a string ("10").
@@ -625,8 +671,11 @@ pub struct TcpParams {
     pub recovery_cwnd: Option<String>,
     /// `rfc6675` or `fack`.
     pub is_lost: Option<String>,
+    /// RTO before the first RTT sample, also of SYN and SYN/ACK (spec 06 §2.1 profiles: 3 s or 1 s).
     pub rto_init: Option<TimeSpan>,
+    /// Smallest RTO; 200 ms in every profile.
     pub rto_min: Option<TimeSpan>,
+    /// Largest RTO, the cap of the backoff doubling; 120 s in every profile.
     pub rto_max: Option<TimeSpan>,
     /// `linux` or `rfc6298`.
     pub rto_formula: Option<String>,
@@ -640,14 +689,19 @@ pub struct TcpParams {
     pub send_stall_policy: Option<String>,
     /// TCP small queues (spec 06 §2.8).
     pub tsq: Option<bool>,
+    /// On ACKs in Disorder and on return to Open, cwnd ← min(cwnd, in_flight + 3) (spec 06 §2.4).
     pub burst_moderation: Option<bool>,
     /// `linux`, `rfc5681` or `off`.
     pub idle_restart: Option<String>,
+    /// SACK (RFC 2018): offered on the SYN, used only if both ends offer it.
     pub sack: Option<bool>,
+    /// Timestamps option: offered on the SYN, used only if both ends offer it.
     pub timestamps: Option<bool>,
+    /// Window scaling: offered on the SYN, used only if both ends offer it.
     pub window_scale: Option<bool>,
     /// `cwnd` or `flightsize`.
     pub ssthresh_basis: Option<String>,
+    /// Grow cwnd only on ACKs for which in_flight was at least ⌊cwnd⌋ before the ACK.
     pub cwnd_limited_growth: Option<bool>,
     /// adv_win_scale s (spec 06 §2.3).
     pub adv_win_scale: Option<i32>,
@@ -660,7 +714,7 @@ pub struct TcpParams {
 }
 
 /// `[[monitor]]`: per-bin counters at the egress of one link direction.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MonitorSpec {
     /// `"a->b"`: the egress of node a toward node b.

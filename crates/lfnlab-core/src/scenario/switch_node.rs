@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -24,8 +25,9 @@ use crate::net::switch::config::{self as sc, SwitchConfig, QUANTUM_INFINITE};
 /// CHOICE (spec 05 §2.4): ε of the switch clock draw, ±50 ppm.
 const DEFAULT_CLOCK_PPM_MAX: f64 = 50.0;
 
-/// `node.switch`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+/// `node.switch`: a named configuration of spec 05 §2.2 (`config`) with any
+/// parameter overridden by its own key; every key is filled in when resolved.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchSpec {
     /// A named configuration (spec 05 §2.2 table), default `oq_cs`.
@@ -101,6 +103,24 @@ impl<'de> Deserialize<'de> for Quantum {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Quantum {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Quantum".into()
+    }
+    // By hand: the Deserialize above takes an integer or the string "inf".
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "title": "quantum",
+            "description": "A positive integer number of cells or frames served per turn, or \"inf\" for exhaustive service.",
+            "oneOf": [
+                { "type": "integer", "minimum": 1, "maximum": QUANTUM_INFINITE - 1 },
+                { "const": "inf" },
+            ],
+            "examples": [1, "inf"],
+        })
     }
 }
 

@@ -381,6 +381,75 @@ serde_by_string!(RateOrZero, RATE_OR_ZERO);
 serde_by_string!(ByteSize, SIZE);
 serde_by_string!(TimeSpan, TIME);
 
+impl UnitKind {
+    /// The JSON Schema of a quantity (`scenario::reference`, editors): a string
+    /// whose pattern and unit list come from the very table the parser uses, so
+    /// that the schema cannot accept a unit the loader refuses, or the reverse.
+    fn json_schema(&self, title: &str, meaning: &str, examples: &[&str]) -> schemars::Schema {
+        let units: Vec<String> = self.units.iter().map(|(n, _)| format!("`{n}`")).collect();
+        let unit_alternatives: Vec<&str> = self.units.iter().map(|(n, _)| *n).collect();
+        let zero = if self.zero_allowed { "zero is allowed" } else { "zero is not allowed" };
+        let description = format!(
+            "{meaning} Written as a decimal number (exact, e.g. `62.5` or `1e3`) followed without a space \
+             by one of the units {}; {zero}, and the value must be a whole number of {}. \
+             A bare number is an error.",
+            units.join(", "),
+            self.base,
+        );
+        // decimal::split_number: DIGITS ["." DIGITS] [("e"|"E") ["+"|"-"] DIGITS], then the unit.
+        let pattern = format!(r"^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?({})$", unit_alternatives.join("|"));
+        schemars::json_schema!({
+            "title": title,
+            "description": description,
+            "type": "string",
+            "pattern": pattern,
+            "examples": examples,
+        })
+    }
+}
+
+macro_rules! schema_by_string {
+    ($ty:ty, $kind:expr, $title:expr, $meaning:expr, $examples:expr) => {
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($ty).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                $kind.json_schema($title, $meaning, $examples)
+            }
+        }
+    };
+}
+
+schema_by_string!(
+    Rate,
+    RATE,
+    "rate",
+    "A bit rate (spec 00 §2.1): `bps` units count bits per second, `B/s` units bytes per second; k/K, M, G and T are decimal prefixes.",
+    &["1Gbps", "500Mbps", "62.5MB/s"]
+);
+schema_by_string!(
+    RateOrZero,
+    RATE_OR_ZERO,
+    "rate or zero",
+    "A bit rate that may be zero (a lower bound), written like a rate (spec 00 §2.1).",
+    &["6Gbps", "0bps"]
+);
+schema_by_string!(
+    ByteSize,
+    SIZE,
+    "size",
+    "A size in bytes (spec 00 §2.1): `KiB`, `MiB` and `GiB` are binary (1024), `kB`/`KB`, `MB` and `GB` decimal (1000).",
+    &["128KiB", "32MiB", "1500B"]
+);
+schema_by_string!(
+    TimeSpan,
+    TIME,
+    "time",
+    "A non-negative span of time (spec 00 §2.1), resolution 1 ps; `µs` and `μs` are accepted for `us`.",
+    &["200ms", "500us", "60s"]
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -524,7 +593,47 @@ mod tests {
         assert_eq!(toml::to_string(&doc).unwrap().trim(), "rate = \"500Mbps\"");
     }
 
+    /// The pattern of a quantity's JSON Schema (`reference`, editors).
+    fn schema_pattern<T: schemars::JsonSchema>() -> regex::Regex {
+        let schema = T::json_schema(&mut schemars::SchemaGenerator::default());
+        regex::Regex::new(schema.get("pattern").and_then(|p| p.as_str()).expect("a pattern")).expect("a valid regex")
+    }
+
+    /// What an editor accepts, the loader accepts, and the reverse, except for
+    /// the value checks a pattern cannot make (zero, whole base units, 64 bits).
+    fn pattern_agrees<T: FromStr<Err = String>>(pattern: &regex::Regex, text: &str) -> Result<(), String> {
+        match (pattern.is_match(text), text.parse::<T>()) {
+            (true, Ok(_)) | (false, Err(_)) => Ok(()),
+            (false, Ok(_)) => Err(format!("the loader accepts {text:?}, the schema's pattern does not")),
+            (true, Err(e)) if ["greater than zero", "not a whole number", "too large"].iter().any(|w| e.contains(w)) => Ok(()),
+            (true, Err(e)) => Err(format!("the schema's pattern accepts {text:?}, the loader does not: {e}")),
+        }
+    }
+
+    #[test]
+    fn schema_patterns_agree_with_the_parser_on_examples() {
+        let (rate, size, time) = (schema_pattern::<Rate>(), schema_pattern::<ByteSize>(), schema_pattern::<TimeSpan>());
+        for text in ["1Gbps", "62.5MB/s", "1e3Mbps", "0bps", "500Mb", "500", "500 Mbps", "1gbps", "-1Gbps", "+5Mbps", ".5Gbps", "5.Gbps", "5eMbps"] {
+            pattern_agrees::<Rate>(&rate, text).unwrap();
+            pattern_agrees::<RateOrZero>(&schema_pattern::<RateOrZero>(), text).unwrap();
+        }
+        for text in ["128KiB", "1500B", "0.5KiB", "1.5B", "1KIB", "1TiB", "5 MiB"] {
+            pattern_agrees::<ByteSize>(&size, text).unwrap();
+        }
+        for text in ["200ms", "500µs", "500μs", "0.5ns", "0.1ps", "5sec", "", " 5ms", "5ms "] {
+            pattern_agrees::<TimeSpan>(&time, text).unwrap();
+        }
+    }
+
     proptest! {
+        #[test]
+        fn schema_patterns_agree_with_the_parser(text in "[0-9.eE+-]{0,5}(bps|kbps|Mbps|Gbps|Tbps|B/s|kB/s|MB/s|Mb|B|KiB|GiB|kB|TiB|ps|ns|us|µs|ms|s|sec| |)") {
+            prop_assert_eq!(pattern_agrees::<Rate>(&schema_pattern::<Rate>(), &text), Ok(()));
+            prop_assert_eq!(pattern_agrees::<RateOrZero>(&schema_pattern::<RateOrZero>(), &text), Ok(()));
+            prop_assert_eq!(pattern_agrees::<ByteSize>(&schema_pattern::<ByteSize>(), &text), Ok(()));
+            prop_assert_eq!(pattern_agrees::<TimeSpan>(&schema_pattern::<TimeSpan>(), &text), Ok(()));
+        }
+
         #[test]
         fn rate_round_trips(bps in 1u64..) {
             let r = Rate::from_bps(bps);

@@ -1,5 +1,6 @@
-"""TOML text for plan values: the ``VALUE`` of a ``--set KEY=VALUE`` override, and a
-small writer for plans given as dicts (saved as ``OUT/plan.toml``).
+"""TOML text for values given from Python: the ``VALUE`` of a ``--set KEY=VALUE``
+override (scenarios and sweep plans), and a small writer for plans given as dicts (saved
+as ``OUT/plan.toml``).
 
 The core parses the text after ``=`` as a TOML value when it is one, else as a bare
 string (crates/lfnlab-core/src/scenario/set.rs). A sweep always sends TOML, so a string
