@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _native
-from .errors import OutputError
+from .errors import OutputError, SimulationError
 from .scenario import Scenario
 
 if TYPE_CHECKING:
@@ -105,8 +105,16 @@ def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str]
     summary_json, tables = _native.run_scenario(
         scenario.to_toml(), None if out_dir is None else os.fspath(out_dir), scenario.origin
     )
+    summary = json.loads(summary_json)
+    partial = summary.get("partial")
+    if partial is not None:
+        where = f"; the partial results are in {out_dir}" if out_dir is not None else ""
+        raise SimulationError(
+            f"{scenario.origin}: stopped early at {partial['stopped_at_s']} s simulated: "
+            f"{partial['limit']} reached ({partial['reason']}){where}"
+        )
     return Result(
-        summary=json.loads(summary_json),
+        summary=summary,
         **{name: _frame_from_ipc(tables[name]) for name in TABLES},
         scenario_toml=scenario.to_toml(),
         out_dir=out_dir,

@@ -33,6 +33,16 @@ pub fn run(path: &Path, out: Option<&Path>, sets: &[String], quiet: bool, progre
     shown.finish();
     let output = output?;
     write_dir(&out_dir, &output)?;
+    if let Some(p) = &output.summary.partial {
+        return Err(Error::Runtime(format!(
+            "stopped early at {:.6} s of {} s simulated: {} reached ({}); the results in {} are partial (summary.json: \"partial\")",
+            p.stopped_at_s,
+            scenario.sim.duration.map_or(0.0, |d| d.span.as_secs_f64()),
+            p.limit,
+            p.reason,
+            out_dir.display()
+        )));
+    }
 
     if !quiet {
         let s = &output.summary;

@@ -45,6 +45,21 @@ pub struct Summary {
     /// Per `[[capture]]`: its pcap file and counts; left out when there is none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub captures: Vec<CaptureSummary>,
+    /// Present only when a resource limit stopped the run (`sim::limits`): the
+    /// results cover `duration_s` of simulated time, not the scenario's duration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<PartialSummary>,
+}
+
+/// A run stopped by a resource limit (`[sim] max_events`, `wall_timeout`, `max_memory`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PartialSummary {
+    /// The limit reached.
+    pub limit: String,
+    /// What was reached.
+    pub reason: String,
+    /// Simulated time of the last event executed.
+    pub stopped_at_s: f64,
 }
 
 /// One `[[capture]]` (docs/pcap.md).

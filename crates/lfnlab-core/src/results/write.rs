@@ -18,7 +18,7 @@ use super::table::Table;
 use crate::error::Error;
 use crate::sim::RunOutput;
 
-/// The files of a result directory, in the order they are written.
+/// The files of a result directory (`write_all` writes `summary.json` last).
 pub const RESULT_FILES: [&str; 9] = [
     "summary.json",
     "flows.parquet",
@@ -111,8 +111,10 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     f.sync_all().map_err(|e| io(path, e))
 }
 
+/// Writes every file into the hidden directory `tmp`, `summary.json` last: the
+/// marker of a result (`check_out_dir`) appears only once everything else is
+/// complete, even in a directory that a killed run leaves behind.
 fn write_all(tmp: &Path, out: &RunOutput) -> Result<(), Error> {
-    write_file(&tmp.join("summary.json"), &summary_json(out)?)?;
     write_file(&tmp.join("flows.parquet"), &to_parquet(&out.flows)?)?;
     write_file(&tmp.join("tcp.parquet"), &to_parquet(&out.tcp)?)?;
     write_file(&tmp.join("queues.parquet"), &to_parquet(&out.queues)?)?;
@@ -123,7 +125,8 @@ fn write_all(tmp: &Path, out: &RunOutput) -> Result<(), Error> {
     for (file, bytes) in &out.pcaps {
         write_file(&tmp.join(file), bytes)?;
     }
-    write_file(&tmp.join("scenario.toml"), out.scenario_toml.as_bytes())
+    write_file(&tmp.join("scenario.toml"), out.scenario_toml.as_bytes())?;
+    write_file(&tmp.join("summary.json"), &summary_json(out)?)
 }
 
 /// A hidden sibling of `dir`: `parent/.NAME.SUFFIX-PID`.
@@ -251,6 +254,7 @@ mod tests {
                 holds: true,
             },
             captures: Vec::new(),
+            partial: None,
         };
         let flows = Table::new(
             "flows",

@@ -48,6 +48,15 @@ pub struct SimSpec {
     pub seed: Option<u64>,
     /// TCP trace settings (spec 06 §6).
     pub trace: Option<TraceSpec>,
+    /// Stop the run after this many events (default 10^11); the results written are
+    /// marked partial and the run fails (exit status 1). Not filled in by the loader:
+    /// a limit that is not reached changes nothing.
+    pub max_events: Option<u64>,
+    /// Stop the run after this much wall-clock time (default 86400s), as `max_events`.
+    pub wall_timeout: Option<TimeSpan>,
+    /// Stop the run when the process's resident memory exceeds this (default: ¾ of
+    /// the machine's physical memory), as `max_events`.
+    pub max_memory: Option<ByteSize>,
 }
 
 /// `[sim.trace]`: how `tcp.parquet` is sampled (spec 06 §6).

@@ -85,6 +85,17 @@ fn resolve_sim(sim: &mut SimSpec, origin: &str, ctx: &Ctx) -> Result<TimeSpan, I
         ));
     }
     sim.seed.get_or_insert(DEFAULT_SEED);
+    // Resource limits (issue 12) stay as given: their defaults apply at run time
+    // (`sim::limits`), so that a limit never reached leaves scenario.toml unchanged.
+    if sim.max_events == Some(0) {
+        return Err(ctx.err("sim.max_events", "expected at least 1 event"));
+    }
+    if sim.wall_timeout.is_some_and(|t| t.ps() == 0) {
+        return Err(ctx.err("sim.wall_timeout", "expected a wall-clock time greater than zero, such as \"3600s\""));
+    }
+    if sim.max_memory.is_some_and(|m| m.bytes == 0) {
+        return Err(ctx.err("sim.max_memory", "expected a size greater than zero, such as \"8GiB\""));
+    }
     let trace = sim.trace.get_or_insert_with(TraceSpec::default);
     trace.mode.get_or_insert(TraceMode::Bin);
     // CHOICE: `bin` is filled in for every mode (used only by `bin`), so that

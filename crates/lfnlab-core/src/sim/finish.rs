@@ -321,6 +321,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             holds: true,
         },
         captures,
+        partial: None,
     };
     Ok(RunOutput {
         summary,

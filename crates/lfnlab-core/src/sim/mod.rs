@@ -4,6 +4,7 @@ pub mod build;
 pub mod finish;
 mod cpu;
 mod early;
+pub mod limits;
 pub mod gen_bench;
 #[cfg(test)]
 mod gen_bench_tests;
@@ -15,7 +16,9 @@ pub mod web;
 pub mod world;
 
 use crate::error::Error;
-use crate::results::summary::Summary;
+use crate::engine::time::SimTime;
+use crate::results::summary::{PartialSummary, Summary};
+use limits::{Limits, Stop, Watch};
 use crate::results::table::Table;
 use crate::scenario::model::Scenario;
 
@@ -43,7 +46,8 @@ pub struct RunOutput {
     pub pcaps: Vec<(String, Vec<u8>)>,
 }
 
-/// Runs a resolved scenario (see `scenario::load_file`) to completion. Fails
+/// Runs a resolved scenario (see `scenario::load_file`) to completion, or to a
+/// resource limit (`limits`: the output is then marked `summary.partial`). Fails
 /// with `Error::Runtime` if the end-of-run conservation check does not hold.
 pub fn run(scenario: &Scenario) -> Result<RunOutput, Error> {
     run_with(scenario, build::BuildOptions::default())
@@ -53,8 +57,8 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, Error> {
 pub fn run_with(scenario: &Scenario, opts: build::BuildOptions) -> Result<RunOutput, Error> {
     let wall = std::time::Instant::now();
     let mut world = build::build_with(scenario, opts)?;
-    world.run();
-    finish::finish(scenario, world, wall)
+    let stop = drive(&mut world, Limits::of(scenario), &mut |_| {});
+    finish_run(scenario, world, wall, stop)
 }
 
 /// Where a run is, for a progress display (issue 10).
@@ -77,15 +81,45 @@ pub const PROGRESS_SLICES: u64 = 1000;
 pub fn run_observed(scenario: &Scenario, observe: &mut dyn FnMut(Progress)) -> Result<RunOutput, Error> {
     let wall = std::time::Instant::now();
     let mut world = build::build(scenario)?;
+    let stop = drive(&mut world, Limits::of(scenario), observe);
+    finish_run(scenario, world, wall, stop)
+}
+
+/// Runs `world` slice by slice and, within a slice, in chunks of events between
+/// which the limits are checked. Stopping between two chunks or going on gives
+/// the same events in the same order as one uninterrupted loop.
+fn drive(world: &mut world::World, limits: Limits, observe: &mut dyn FnMut(Progress)) -> Option<Stop> {
+    let watch = Watch::new(limits);
     let end = world.end;
     let total_s = end.as_secs_f64();
     let step_ps = (end.ps() / PROGRESS_SLICES).max(1);
-    let mut at = crate::engine::time::SimTime::ZERO;
+    let mut at = SimTime::ZERO;
     while at < end {
-        at = crate::engine::time::SimTime(at.ps().saturating_add(step_ps).min(end.ps()));
-        world.run_until(at);
+        at = SimTime(at.ps().saturating_add(step_ps).min(end.ps()));
+        loop {
+            let done = world.run_until_or(at, watch.budget(world.log.count()));
+            if done && at == end {
+                break;
+            }
+            if let Some(stop) = watch.check(world.log.count()) {
+                return Some(stop);
+            }
+            if done {
+                break;
+            }
+        }
         observe(Progress { sim_s: at.as_secs_f64(), total_s, events: world.log.count() });
     }
     world.run();
-    finish::finish(scenario, world, wall)
+    None
+}
+
+/// The output of a finished or stopped world.
+fn finish_run(scenario: &Scenario, mut world: world::World, wall: std::time::Instant, stop: Option<Stop>) -> Result<RunOutput, Error> {
+    let Some(stop) = stop else { return finish::finish(scenario, world, wall) };
+    // The results cover what ran: up to the last event executed.
+    world.end = world.now;
+    let mut out = finish::finish(scenario, world, wall)?;
+    out.summary.partial = Some(PartialSummary { limit: stop.limit.to_string(), reason: stop.detail, stopped_at_s: out.summary.duration_s });
+    Ok(out)
 }

@@ -349,11 +349,22 @@ impl World {
     /// at the last one executed. Running in slices executes the same events in
     /// the same order as one `run` (the observer of `sim::run_observed`).
     pub fn run_until(&mut self, limit: SimTime) {
+        self.run_until_or(limit, u64::MAX);
+    }
+
+    /// [`Self::run_until`], executing at most `max_events` events. Returns true
+    /// when no event at or before `limit` (and `end`) is left.
+    pub fn run_until_or(&mut self, limit: SimTime, max_events: u64) -> bool {
         let limit = limit.min(self.end);
+        let mut budget = max_events;
         while let Some(t) = self.events.peek_time() {
             if t > limit {
                 break;
             }
+            if budget == 0 {
+                return false;
+            }
+            budget -= 1;
             let (t, ev) = self.events.pop().unwrap();
             debug_assert!(t >= self.now, "event scheduled in the past");
             self.now = t;
@@ -381,6 +392,7 @@ impl World {
                 Event::SwitchWake(i) => self.on_switch_wake(i),
             }
         }
+        true
     }
 
     fn on_channel_arrival(&mut self, c: u32) {
