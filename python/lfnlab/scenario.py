@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from . import _native
+from .errors import InvalidInputError
 from .toml_text import value_text
 
 if sys.version_info >= (3, 11):
@@ -45,8 +46,18 @@ def _normalize_sets(sets: Sets) -> tuple[str, ...]:
     if isinstance(sets, str):
         return (sets,)
     if isinstance(sets, Mapping):
-        return tuple(f"{key}={_format_value(value)}" for key, value in sets.items())
+        return tuple(f"{key}={_override_text(str(key), value)}" for key, value in sets.items())
     return tuple(str(s) for s in sets)
+
+
+def _override_text(key: str, value: Any) -> str:
+    try:
+        return _format_value(value)
+    except TypeError:
+        # The core names overrides "--set" (scenario::SET_ORIGIN).
+        raise InvalidInputError(
+            f"expected a string, number, boolean, list or table, got {type(value).__name__}", "--set", key
+        ) from None
 
 
 class Scenario:
