@@ -83,6 +83,14 @@ impl EagerFifo {
 }
 
 impl Qdisc for EagerFifo {
+    fn eager_waiting(&self) -> Option<(u64, u64)> {
+        Some(self.waiting())
+    }
+
+    fn tail_limit(&self) -> Option<TailLimit> {
+        Some(self.limit)
+    }
+
     /// Not used: an eager port goes through [`EagerFifo::push`], and the
     /// frame itself through the link direction. Refuses, so that a wrong
     /// caller loses a counted frame instead of holding one nobody serves.

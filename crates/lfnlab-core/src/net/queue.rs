@@ -127,6 +127,18 @@ pub trait Qdisc {
     fn as_eager(&mut self) -> Option<&mut EagerFifo> {
         None
     }
+
+    /// Frames and L3 bytes an eager FIFO has accepted and not yet released
+    /// (`net::eager_fifo`); `None` for every other discipline.
+    fn eager_waiting(&self) -> Option<(u64, u64)> {
+        None
+    }
+
+    /// The tail-drop limit of a plain FIFO, for the occupancy invariant
+    /// (`sim::invariants`); `None` for disciplines with limits of their own.
+    fn tail_limit(&self) -> Option<TailLimit> {
+        None
+    }
 }
 
 /// Drop-tail FIFO with an optional byte limit and an optional packet limit.
@@ -173,6 +185,10 @@ impl Fifo {
 }
 
 impl Qdisc for Fifo {
+    fn tail_limit(&self) -> Option<TailLimit> {
+        Some(self.limit)
+    }
+
     fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
         let bytes = pkt.l2_bytes();
         if !self.fits(bytes) {

@@ -4,6 +4,7 @@ pub mod build;
 pub mod finish;
 mod cpu;
 mod early;
+pub mod invariants;
 pub mod limits;
 pub mod gen_bench;
 #[cfg(test)]
@@ -61,6 +62,16 @@ pub fn run_with(scenario: &Scenario, opts: build::BuildOptions) -> Result<RunOut
     finish_run(scenario, world, wall, stop)
 }
 
+/// [`run`] with every invariant checked after every event (`invariants`), as
+/// debug builds always do; slower, for tests of a release build.
+pub fn run_checked(scenario: &Scenario) -> Result<RunOutput, Error> {
+    let wall = std::time::Instant::now();
+    let mut world = build::build(scenario)?;
+    world.check_invariants = true;
+    let stop = drive(&mut world, Limits::of(scenario), &mut |_| {});
+    finish_run(scenario, world, wall, stop)
+}
+
 /// Where a run is, for a progress display (issue 10).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Progress {
@@ -88,7 +99,7 @@ pub fn run_observed(scenario: &Scenario, observe: &mut dyn FnMut(Progress)) -> R
 /// Runs `world` slice by slice and, within a slice, in chunks of events between
 /// which the limits are checked. Stopping between two chunks or going on gives
 /// the same events in the same order as one uninterrupted loop.
-fn drive(world: &mut world::World, limits: Limits, observe: &mut dyn FnMut(Progress)) -> Option<Stop> {
+fn drive(world: &mut world::World, limits: Limits, observe: &mut dyn FnMut(Progress)) -> Result<Option<Stop>, invariants::Violation> {
     let watch = Watch::new(limits);
     let end = world.end;
     let total_s = end.as_secs_f64();
@@ -98,11 +109,14 @@ fn drive(world: &mut world::World, limits: Limits, observe: &mut dyn FnMut(Progr
         at = SimTime(at.ps().saturating_add(step_ps).min(end.ps()));
         loop {
             let done = world.run_until_or(at, watch.budget(world.log.count()));
+            if let Some(v) = world.violation.take() {
+                return Err(v);
+            }
             if done && at == end {
                 break;
             }
             if let Some(stop) = watch.check(world.log.count()) {
-                return Some(stop);
+                return Ok(Some(stop));
             }
             if done {
                 break;
@@ -111,11 +125,22 @@ fn drive(world: &mut world::World, limits: Limits, observe: &mut dyn FnMut(Progr
         observe(Progress { sim_s: at.as_secs_f64(), total_s, events: world.log.count() });
     }
     world.run();
-    None
+    Ok(None)
 }
 
 /// The output of a finished or stopped world.
-fn finish_run(scenario: &Scenario, mut world: world::World, wall: std::time::Instant, stop: Option<Stop>) -> Result<RunOutput, Error> {
+fn finish_run(scenario: &Scenario, mut world: world::World, wall: std::time::Instant, stop: Result<Option<Stop>, invariants::Violation>) -> Result<RunOutput, Error> {
+    let stop = stop.map_err(|v| {
+        let seed = scenario.sim.seed.unwrap_or(1);
+        let name = scenario.sim.name.as_deref().unwrap_or("scenario");
+        Error::Runtime(format!(
+            "invariant `{}` broken at {:.9} s by {}: {}; seed {seed}; reproduce with: lfnlab run {name}.toml --set sim.seed={seed} (the scenario.toml of this run, in a debug build)",
+            v.invariant,
+            v.at.as_secs_f64(),
+            v.entity,
+            v.detail
+        ))
+    })?;
     let Some(stop) = stop else { return finish::finish(scenario, world, wall) };
     // The results cover what ran: up to the last event executed.
     world.end = world.now;

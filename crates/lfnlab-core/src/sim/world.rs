@@ -291,6 +291,10 @@ pub struct World {
     pub eager_feeder: Vec<u32>,
     /// Arrival times of frames dropped early whose arrival is still ahead.
     pub(super) early_drops: std::collections::BinaryHeap<std::cmp::Reverse<SimTime>>,
+    /// Check every invariant after every event (`sim::invariants`); on in debug builds.
+    pub check_invariants: bool,
+    /// The first invariant found broken; the run stops there.
+    pub violation: Option<super::invariants::Violation>,
 }
 
 impl World {
@@ -336,6 +340,8 @@ impl World {
             early: Vec::new(),
             eager_feeder: Vec::new(),
             early_drops: std::collections::BinaryHeap::new(),
+            check_invariants: cfg!(debug_assertions),
+            violation: None,
         }
     }
 
@@ -367,6 +373,7 @@ impl World {
             budget -= 1;
             let (t, ev) = self.events.pop().unwrap();
             debug_assert!(t >= self.now, "event scheduled in the past");
+            let before = self.now;
             self.now = t;
             let (k, i) = ev.code();
             self.log.record(t.0, k, i);
@@ -390,6 +397,12 @@ impl World {
                 Event::CpuDone(i) => self.on_cpu_done(i / super::cpu::MAX_CORES, i % super::cpu::MAX_CORES),
                 Event::IrqTimer(h) => self.on_irq_timer(h),
                 Event::SwitchWake(i) => self.on_switch_wake(i),
+            }
+            if self.check_invariants {
+                if let Err(v) = self.check(before) {
+                    self.violation = Some(v);
+                    return false;
+                }
             }
         }
         true

@@ -1,0 +1,130 @@
+//! Invariants of a running world (issue 12; STYLE point 8). `ledger` is the
+//! end-of-run conservation check of every run; `check` runs after every event
+//! when `World::check_invariants` is on (debug builds, and tests that ask):
+//!
+//! - `time`: simulated time never goes back, and no pending event lies in the past;
+//! - `conservation`: frames and L3 bytes emitted = delivered + dropped + queued +
+//!   in processing + on links, and what the books call queued is what the queues,
+//!   NICs and switches hold (spec 06 §7 V5);
+//! - `queue`: every queue's counters agree (enqueued = dequeued + held, in frames
+//!   and bytes) and a tail-drop FIFO never holds more than its limit;
+//! - `tcp`: per connection and direction, snd_una ≤ the receiver's rcv_nxt ≤
+//!   snd_max (nothing is acknowledged before it arrives, nothing arrives before it
+//!   is sent).
+
+use super::world::{Books, FlowEnds, World};
+use crate::engine::time::SimTime;
+
+/// A broken invariant: which, when, where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violation {
+    pub invariant: &'static str,
+    pub at: SimTime,
+    pub entity: String,
+    pub detail: String,
+}
+
+/// The books against the network's contents at one instant.
+pub struct Ledger {
+    /// The books, with frames an eager port holds counted as queued.
+    pub books: Books,
+    pub on_links_frames: u64,
+    pub on_links_bytes: u64,
+    /// What does not balance, in words; empty when all does.
+    pub problems: Vec<String>,
+}
+
+impl World {
+    /// Balances the books against the contents of queues, stages and links.
+    /// Needs no settling of eager queues: a frame an eager port accepted is
+    /// queued until released and counted on its link only after that.
+    pub fn ledger(&self) -> Ledger {
+        let mut b = self.books;
+        // Frames an eager port accepted but has not released are on its link
+        // direction's ring, yet still queued (net::eager_fifo).
+        let (mut waiting_frames, mut waiting_bytes) = (0, 0);
+        for p in &self.ports {
+            if let Some((f, by)) = p.qdisc.eager_waiting() {
+                waiting_frames += f;
+                waiting_bytes += by;
+            }
+        }
+        b.queued_frames += waiting_frames;
+        b.queued_bytes += waiting_bytes;
+        // PAUSE frames on links are MAC control, outside the books.
+        let on_links_frames = self.channels.iter().map(|c| c.frames_on_link()).sum::<u64>() - b.control_frames_on_links - waiting_frames;
+        let on_links_bytes = self.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>() - b.control_bytes_on_links - waiting_bytes;
+        // Frames in a host NIC's rings and FIFOs are still queued at that host (spec 04 §2.3).
+        let in_nics: u64 = self.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum::<u64>()
+            + self.hosts.iter().filter_map(|h| h.cpu.as_ref()).map(|c| c.rx_frames_held()).sum::<u64>();
+        let queued_frames: u64 = self.ports.iter().map(|p| p.qdisc.stats().packets).sum::<u64>() + in_nics + self.switch_frames_held();
+        let mut problems = Vec::new();
+        if queued_frames != b.queued_frames {
+            problems.push(format!("queues hold {queued_frames} frames, books say {}", b.queued_frames));
+        }
+        let processing_frames: u64 = self.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.frames_held()).sum();
+        let processing_bytes: u64 = self.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.bytes_held()).sum();
+        if (processing_frames, processing_bytes) != (b.processing_frames, b.processing_bytes) {
+            problems.push(format!(
+                "processing stages hold {processing_frames}/{processing_bytes} B, books say {}/{} B",
+                b.processing_frames, b.processing_bytes
+            ));
+        }
+        let frames_ok = b.emitted_frames == b.delivered_frames + b.dropped_frames + b.queued_frames + b.processing_frames + on_links_frames;
+        let bytes_ok = b.emitted_bytes == b.delivered_bytes + b.dropped_bytes + b.queued_bytes + b.processing_bytes + on_links_bytes;
+        if !frames_ok || !bytes_ok {
+            problems.push(format!(
+                "packet conservation: emitted {}/{} B, delivered {}/{} B, dropped {}/{} B, queued {}/{} B, processing {}/{} B, on links {}/{} B",
+                b.emitted_frames, b.emitted_bytes, b.delivered_frames, b.delivered_bytes, b.dropped_frames, b.dropped_bytes,
+                b.queued_frames, b.queued_bytes, b.processing_frames, b.processing_bytes, on_links_frames, on_links_bytes
+            ));
+        }
+        Ledger { books: b, on_links_frames, on_links_bytes, problems }
+    }
+
+    /// Every invariant of the module notes, after an event executed at `self.now`;
+    /// `before` is the time of the event before it.
+    pub fn check(&self, before: SimTime) -> Result<(), Violation> {
+        let now = self.now;
+        let fail = |invariant: &'static str, entity: String, detail: String| Err(Violation { invariant, at: now, entity, detail });
+        if now < before {
+            return fail("time", "clock".into(), format!("went back from {} s", before.as_secs_f64()));
+        }
+        if let Some(t) = self.events.peek_time().filter(|&t| t < now) {
+            return fail("time", "event queue".into(), format!("an event is pending at {} s, in the past", t.as_secs_f64()));
+        }
+        for p in &self.ports {
+            let q = p.qdisc.stats();
+            if q.enqueued != q.dequeued + q.packets || q.bytes_enqueued != q.bytes_dequeued + q.bytes {
+                return fail("queue", format!("port {}", p.name), format!("counters disagree: {q:?}"));
+            }
+            if let Some(l) = p.qdisc.tail_limit() {
+                if l.bytes.is_some_and(|b| q.bytes > b) || l.packets.is_some_and(|n| q.packets > n) {
+                    return fail("queue", format!("port {}", p.name), format!("holds {} B in {} frames over its limit {l:?}", q.bytes, q.packets));
+                }
+            }
+        }
+        let ledger = self.ledger();
+        if let Some(p) = ledger.problems.first() {
+            return fail("conservation", "network".into(), p.clone());
+        }
+        for (f, ends) in self.flows.iter().enumerate() {
+            let pairs: Vec<(u32, u32)> = match ends {
+                FlowEnds::Tcp(e) => vec![(e.initiator, e.acceptor)],
+                FlowEnds::Web(w) => self.web[*w as usize].sockets.clone(),
+                FlowEnds::Udp(_) => Vec::new(),
+            };
+            for (conn, (a, b)) in pairs.into_iter().enumerate() {
+                for (snd, rcv) in [(a, b), (b, a)] {
+                    let (s, r) = (&self.sockets[snd as usize], &self.sockets[rcv as usize]);
+                    let (una, max, nxt) = (s.snd.snd_una, s.snd.snd_max, r.rcv.rcv_nxt);
+                    if !(una <= nxt && nxt <= max) {
+                        let entity = format!("flow {} connection {conn} socket {snd}", self.flow_names[f]);
+                        return fail("tcp", entity, format!("snd_una {una} ≤ rcv_nxt {nxt} ≤ snd_max {max} does not hold"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
