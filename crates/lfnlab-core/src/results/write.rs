@@ -134,6 +134,24 @@ fn sibling(parent: &Path, name: &str, suffix: &str) -> PathBuf {
     parent.join(format!(".{name}.{suffix}-{}", std::process::id()))
 }
 
+/// Removes the hidden siblings of `name` that a killed run left behind
+/// (`.NAME.partial-PID`, `.NAME.old-PID` of a process that no longer exists).
+/// Only where processes can be looked up (Linux `/proc`); best effort.
+fn remove_stale_siblings(parent: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(parent) else { return };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let pid = [".partial-", ".old-"].iter().find_map(|s| file.strip_prefix(&format!(".{name}")).and_then(|rest| rest.strip_prefix(s)));
+        let Some(pid) = pid.and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 fn remove_if_present(p: &Path) -> Result<(), Error> {
     match fs::remove_dir_all(p) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(p, e)),
@@ -156,6 +174,7 @@ pub fn write_dir(dir: &Path, out: &RunOutput) -> Result<(), Error> {
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
+    remove_stale_siblings(&parent, &name);
 
     let tmp = sibling(&parent, &name, "partial");
     remove_if_present(&tmp)?;
@@ -307,6 +326,24 @@ mod tests {
             .iter()
             .map(|f| (f.to_string(), fs::read(dir.join(f)).unwrap()))
             .collect()
+    }
+
+    #[test]
+    fn a_killed_runs_leftovers_are_removed_by_the_next_write() {
+        let d = scratch("stale");
+        // PIDs above the kernel's pid_max (at most 2^22) belong to no process.
+        for stale in [".r.partial-4999999", ".r.old-4999998"] {
+            fs::create_dir_all(d.join(stale)).unwrap();
+            fs::write(d.join(stale).join("flows.parquet"), b"half").unwrap();
+        }
+        let alive = format!(".r.partial-{}", std::process::id());
+        let other = ".rr.partial-4999997"; // another result's: not ours to touch
+        fs::create_dir_all(d.join(other)).unwrap();
+        write_dir(&d.join("r"), &output()).unwrap();
+        let mut left: Vec<String> = fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        left.sort();
+        assert_eq!(left, vec![other.to_string(), "r".to_string()], "{alive} is renamed into place");
+        let _ = fs::remove_dir_all(&d);
     }
 
     #[test]
