@@ -31,13 +31,9 @@ Sets = Union[Mapping[str, Any], Iterable[str], None]
 
 def _format_value(value: Any) -> str:
     """A Python value as the text after ``=`` in ``--set KEY=VALUE``."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return value_text(value)  # lists and tables as TOML inline values
+    # A string goes as typed (the core reads it as TOML or as a bare string);
+    # anything else as its TOML value text.
+    return value if isinstance(value, str) else value_text(value)
 
 
 def _normalize_sets(sets: Sets) -> tuple[str, ...]:

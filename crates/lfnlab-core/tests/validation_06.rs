@@ -285,8 +285,8 @@ fn eager_router_ports_change_no_result() {
     cases.push(five_s(include_str!("../../../examples/tcp_nic.toml")));
     let (mut queued_at_end, mut saved) = (0, [0u64; 2]);
     for text in cases {
-        let woken = common::run_toml_with(&text, BuildOptions { eager_ports: false, early_channels: false });
-        for opts in [BuildOptions { eager_ports: true, early_channels: false }, BuildOptions::default()] {
+        let woken = common::run_toml_with(&text, BuildOptions { eager_ports: false, early_channels: false, ..BuildOptions::default() });
+        for opts in [BuildOptions { eager_ports: true, early_channels: false, ..BuildOptions::default() }, BuildOptions::default()] {
             let fast = common::run_toml_with(&text, opts);
             assert!(fast.summary.events_executed <= woken.summary.events_executed, "{opts:?} adds events");
             saved[usize::from(opts.early_channels)] += woken.summary.events_executed - fast.summary.events_executed;

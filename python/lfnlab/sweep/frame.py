@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Union
 import pandas as pd
 
 from ..errors import OutputError
-from ..result import RESULT_FILES, TABLES, Result, load_result
+from ..result import RESULT_FILES, TABLES, Result, _frame_from_parquet, load_result
 from .store import INDEX_FILE, RECORD_FILE, RUNS_DIR
 
 if TYPE_CHECKING:
@@ -72,9 +72,7 @@ class RunResult:
         if name not in TABLES:
             raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}")
         if name not in self._tables:
-            import pyarrow.parquet as pq
-
-            self._tables[name] = pq.read_table(self.out_dir / f"{name}.parquet").to_pandas()
+            self._tables[name] = _frame_from_parquet(self.out_dir / f"{name}.parquet")
         return self._tables[name]
 
     @property

@@ -69,11 +69,14 @@ pub struct BuildOptions {
     /// Routers forward a frame when it is launched on a link direction into
     /// them, where that cannot change a result (`sim::early`; needs eager ports).
     pub early_channels: bool,
+    /// Check every invariant after every event (`sim::invariants`): on in debug
+    /// builds, and in release through `sim::run_checked`.
+    pub check_invariants: bool,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        BuildOptions { eager_ports: true, early_channels: true }
+        BuildOptions { eager_ports: true, early_channels: true, check_invariants: cfg!(debug_assertions) }
     }
 }
 
@@ -498,6 +501,7 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
     }
     w.node_ip_version = s.node.iter().map(|nd| nd.ip_version.unwrap_or(4)).collect();
     w.eager_feeder = vec![u32::MAX; w.channels.len()];
+    w.check_invariants = opts.check_invariants;
     if opts.eager_ports {
         make_eager(&mut w, &fifo_limit);
     }

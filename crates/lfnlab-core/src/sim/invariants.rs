@@ -109,12 +109,16 @@ impl World {
             return fail("conservation", "network".into(), p.clone());
         }
         for (f, ends) in self.flows.iter().enumerate() {
-            let pairs: Vec<(u32, u32)> = match ends {
-                FlowEnds::Tcp(e) => vec![(e.initiator, e.acceptor)],
-                FlowEnds::Web(w) => self.web[*w as usize].sockets.clone(),
-                FlowEnds::Udp(_) => Vec::new(),
+            let single;
+            let pairs: &[(u32, u32)] = match ends {
+                FlowEnds::Tcp(e) => {
+                    single = [(e.initiator, e.acceptor)];
+                    &single
+                }
+                FlowEnds::Web(w) => &self.web[*w as usize].sockets,
+                FlowEnds::Udp(_) => &[],
             };
-            for (conn, (a, b)) in pairs.into_iter().enumerate() {
+            for (conn, &(a, b)) in pairs.iter().enumerate() {
                 for (snd, rcv) in [(a, b), (b, a)] {
                     let (s, r) = (&self.sockets[snd as usize], &self.sockets[rcv as usize]);
                     let (una, max, nxt) = (s.snd.snd_una, s.snd.snd_max, r.rcv.rcv_nxt);

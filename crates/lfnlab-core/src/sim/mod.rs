@@ -56,20 +56,13 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, Error> {
 
 /// [`run`] with explicit build options.
 pub fn run_with(scenario: &Scenario, opts: build::BuildOptions) -> Result<RunOutput, Error> {
-    let wall = std::time::Instant::now();
-    let mut world = build::build_with(scenario, opts)?;
-    let stop = drive(&mut world, Limits::of(scenario), &mut |_| {});
-    finish_run(scenario, world, wall, stop)
+    run_observed_with(scenario, opts, &mut |_| {})
 }
 
 /// [`run`] with every invariant checked after every event (`invariants`), as
 /// debug builds always do; slower, for tests of a release build.
 pub fn run_checked(scenario: &Scenario) -> Result<RunOutput, Error> {
-    let wall = std::time::Instant::now();
-    let mut world = build::build(scenario)?;
-    world.check_invariants = true;
-    let stop = drive(&mut world, Limits::of(scenario), &mut |_| {});
-    finish_run(scenario, world, wall, stop)
+    run_with(scenario, build::BuildOptions { check_invariants: true, ..build::BuildOptions::default() })
 }
 
 /// Where a run is, for a progress display (issue 10).
@@ -90,8 +83,13 @@ pub const PROGRESS_SLICES: u64 = 1000;
 /// simulated time. The slices change nothing: the events and results are those
 /// of [`run`]. The observer decides how often to show anything (by wall clock).
 pub fn run_observed(scenario: &Scenario, observe: &mut dyn FnMut(Progress)) -> Result<RunOutput, Error> {
+    run_observed_with(scenario, build::BuildOptions::default(), observe)
+}
+
+/// Build, drive to the end or a limit, finish: every run goes this way.
+fn run_observed_with(scenario: &Scenario, opts: build::BuildOptions, observe: &mut dyn FnMut(Progress)) -> Result<RunOutput, Error> {
     let wall = std::time::Instant::now();
-    let mut world = build::build(scenario)?;
+    let mut world = build::build_with(scenario, opts)?;
     let stop = drive(&mut world, Limits::of(scenario), observe);
     finish_run(scenario, world, wall, stop)
 }
