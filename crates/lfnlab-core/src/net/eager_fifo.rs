@@ -75,6 +75,15 @@ impl EagerFifo {
         (self.waiting.len() as u64, self.waiting_l3_bytes)
     }
 
+    /// [`waiting`](Self::waiting) as if settled at `now`, without settling:
+    /// frames that started by `now` are on the link, or already delivered, not
+    /// queued (the books between events, `sim::invariants`).
+    pub fn waiting_at(&self, now: SimTime) -> (u64, u64) {
+        let started = self.waiting.partition_point(|w| w.start <= now);
+        let (frames, bytes) = self.waiting.range(..started).fold((0u64, 0u64), |(f, b), w| (f + 1, b + w.l3_bytes as u64));
+        (self.waiting.len() as u64 - frames, self.waiting_l3_bytes - bytes)
+    }
+
     /// Invariant: counters agree with contents (checked in debug builds).
     fn check(&self) {
         debug_assert_eq!(self.stats.packets, self.waiting.len() as u64);
@@ -83,8 +92,8 @@ impl EagerFifo {
 }
 
 impl Qdisc for EagerFifo {
-    fn eager_waiting(&self) -> Option<(u64, u64)> {
-        Some(self.waiting())
+    fn eager_waiting(&self, now: SimTime) -> Option<(u64, u64)> {
+        Some(self.waiting_at(now))
     }
 
     fn tail_limit(&self) -> Option<TailLimit> {
@@ -143,7 +152,10 @@ mod tests {
         let mut q = EagerFifo::new(TailLimit::default());
         q.push(SimTime(5), &Packet::test_udp(40));
         q.push(SimTime(7), &Packet::test_udp(1500));
+        assert_eq!(q.waiting_at(SimTime(6)), (1, 1500), "as settled, without settling");
+        assert_eq!(q.waiting(), (2, 1540));
         q.settle(SimTime(6));
         assert_eq!(q.waiting(), (1, 1500));
+        assert_eq!(q.waiting_at(SimTime(7)), (0, 0));
     }
 }

@@ -128,9 +128,9 @@ pub trait Qdisc {
         None
     }
 
-    /// Frames and L3 bytes an eager FIFO has accepted and not yet released
-    /// (`net::eager_fifo`); `None` for every other discipline.
-    fn eager_waiting(&self) -> Option<(u64, u64)> {
+    /// Frames and L3 bytes an eager FIFO has accepted whose transmission
+    /// starts after `now` (`net::eager_fifo`); `None` for every other discipline.
+    fn eager_waiting(&self, _now: SimTime) -> Option<(u64, u64)> {
         None
     }
 

@@ -40,13 +40,19 @@ impl World {
     /// queued until released and counted on its link only after that.
     pub fn ledger(&self) -> Ledger {
         let mut b = self.books;
-        // Frames an eager port accepted but has not released are on its link
-        // direction's ring, yet still queued (net::eager_fifo).
-        let (mut waiting_frames, mut waiting_bytes) = (0, 0);
+        // Frames an eager port accepted whose transmission has not started are
+        // on its link direction's ring, yet still queued (net::eager_fifo). The
+        // port settles lazily, so its own counters may still hold frames that
+        // started (even arrived) since: they are counted as of `now`.
+        let (mut waiting_frames, mut waiting_bytes, mut port_frames) = (0, 0, 0);
         for p in &self.ports {
-            if let Some((f, by)) = p.qdisc.eager_waiting() {
-                waiting_frames += f;
-                waiting_bytes += by;
+            match p.qdisc.eager_waiting(self.now) {
+                Some((f, by)) => {
+                    waiting_frames += f;
+                    waiting_bytes += by;
+                    port_frames += f;
+                }
+                None => port_frames += p.qdisc.stats().packets,
             }
         }
         b.queued_frames += waiting_frames;
@@ -57,7 +63,7 @@ impl World {
         // Frames in a host NIC's rings and FIFOs are still queued at that host (spec 04 §2.3).
         let in_nics: u64 = self.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum::<u64>()
             + self.hosts.iter().filter_map(|h| h.cpu.as_ref()).map(|c| c.rx_frames_held()).sum::<u64>();
-        let queued_frames: u64 = self.ports.iter().map(|p| p.qdisc.stats().packets).sum::<u64>() + in_nics + self.switch_frames_held();
+        let queued_frames: u64 = port_frames + in_nics + self.switch_frames_held();
         let mut problems = Vec::new();
         if queued_frames != b.queued_frames {
             problems.push(format!("queues hold {queued_frames} frames, books say {}", b.queued_frames));
