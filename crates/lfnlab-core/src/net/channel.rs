@@ -25,7 +25,10 @@ pub struct Channel {
     pub delay: Span,
     /// Frames and the time their last bit reaches `to`.
     in_flight: TimedFifo,
-    /// Frames/bytes that completed the channel.
+    /// Frames/L3 bytes put on the channel, and those that completed it
+    /// (per-link conservation, `sim::invariants`).
+    pub frames_launched: u64,
+    pub bytes_launched: u64,
     pub frames_delivered: u64,
     pub bytes_delivered: u64,
     pub impaired: Option<Box<Impaired>>,
@@ -41,6 +44,8 @@ impl Channel {
             rate_bps,
             delay,
             in_flight: TimedFifo::new(),
+            frames_launched: 0,
+            bytes_launched: 0,
             frames_delivered: 0,
             bytes_delivered: 0,
             impaired: None,
@@ -57,6 +62,8 @@ impl Channel {
     /// channel's arrival event, when one is needed.
     #[inline]
     pub fn push(&mut self, arrival: SimTime, pkt: Packet) -> Option<SimTime> {
+        self.frames_launched += 1;
+        self.bytes_launched += pkt.l3_bytes as u64;
         let t = match self.impaired.as_mut() {
             None => arrival,
             Some(im) => {

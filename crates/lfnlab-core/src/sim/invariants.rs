@@ -5,7 +5,10 @@
 //! - `time`: simulated time never goes back, and no pending event lies in the past;
 //! - `conservation`: frames and L3 bytes emitted = delivered + dropped + queued +
 //!   in processing + on links, and what the books call queued is what the queues,
-//!   NICs and switches hold (spec 06 §7 V5);
+//!   NICs and switches hold (spec 06 §7 V5); per link direction, frames and
+//!   bytes launched = arrived + on the link; every dropped frame has a place and
+//!   a cause (queue drops by cause, TTL expiry, link loss, NIC receive FIFOs,
+//!   switch refusals add up to the network's drops);
 //! - `queue`: every queue's counters agree (enqueued = dequeued + held, in frames
 //!   and bytes) and a tail-drop FIFO never holds more than its limit;
 //! - `tcp`: per connection and direction, snd_una ≤ the receiver's rcv_nxt ≤
@@ -83,6 +86,30 @@ impl World {
                 "packet conservation: emitted {}/{} B, delivered {}/{} B, dropped {}/{} B, queued {}/{} B, processing {}/{} B, on links {}/{} B",
                 b.emitted_frames, b.emitted_bytes, b.delivered_frames, b.delivered_bytes, b.dropped_frames, b.dropped_bytes,
                 b.queued_frames, b.queued_bytes, b.processing_frames, b.processing_bytes, on_links_frames, on_links_bytes
+            ));
+        }
+        // Per link direction: what was put on it either arrived or is on it.
+        for (i, c) in self.channels.iter().enumerate() {
+            if c.frames_launched != c.frames_delivered + c.frames_on_link() || c.bytes_launched != c.bytes_delivered + c.bytes_on_link() {
+                problems.push(format!(
+                    "link direction {i} ({} → {}): launched {}/{} B, arrived {}/{} B, on the link {}/{} B",
+                    self.node_names[c.from as usize], self.node_names[c.to as usize], c.frames_launched, c.bytes_launched,
+                    c.frames_delivered, c.bytes_delivered, c.frames_on_link(), c.bytes_on_link()
+                ));
+            }
+        }
+        // Every drop has a place and a cause: the queues' drops by cause, TTL
+        // expiry, link loss, NIC receive FIFOs and switch refusals add up to
+        // the network's dropped frames.
+        let at_queues: u64 = self.ports.iter().map(|p| p.qdisc.stats().drops.total()).sum();
+        let on_links: u64 = self.losses.iter().flatten().map(|l| l.dropped).sum();
+        let at_nics: u64 = self.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.rx.stats.fifo_drops).sum();
+        let at_switches: u64 = self.switches.iter().map(|s| s.refused_frames).sum();
+        let placed = at_queues + self.ttl_drops + on_links + at_nics + at_switches;
+        if placed != b.dropped_frames {
+            problems.push(format!(
+                "drops: books say {} frames, their places say {placed} (queues {at_queues}, TTL {}, links {on_links}, NIC receive FIFOs {at_nics}, switches {at_switches})",
+                b.dropped_frames, self.ttl_drops
             ));
         }
         Ledger { books: b, on_links_frames, on_links_bytes, problems }

@@ -36,6 +36,8 @@ pub struct SwitchRuntime {
     pub wake_at: Option<SimTime>,
     /// Frames refused by admission, per flow.
     pub dropped_by_flow: Vec<u64>,
+    /// Every frame the switch refused (any flow; `sim::invariants` drops).
+    pub refused_frames: u64,
 }
 
 impl SwitchRuntime {
@@ -68,6 +70,7 @@ impl SwitchRuntime {
             inputs,
             wake_at: None,
             dropped_by_flow: vec![0; n_flows],
+            refused_frames: 0,
         }
     }
 }
@@ -77,6 +80,7 @@ impl SwitchRuntime {
     /// `dropped_by_flow`, then shown to `each`.
     pub fn book_refused(&mut self, mut each: impl FnMut(&Packet)) {
         for r in self.core.take_refused() {
+            self.refused_frames += 1;
             if let Some(d) = self.dropped_by_flow.get_mut(r.frame.flow as usize) {
                 *d += 1;
             }
