@@ -4,7 +4,8 @@
 
 Called by scripts/fuzz after the build. Each target runs with libFuzzer's
 per-input timeout of 10 s and a 4 GiB memory limit, from a fresh working corpus
-(fuzz/target/work/TARGET) seeded with the committed corpus (fuzz/corpus/TARGET),
+(fuzz/target/work/TARGET) seeded with the committed corpus (fuzz/corpus/TARGET)
+and the inputs that once failed (fuzz/regressions/TARGET),
 with its dictionary (fuzz/dict/). A crash (panic), a hang (an input over the
 timeout) or an out-of-memory input leaves its input in fuzz/target/artifacts/TARGET/
 and fails the run; reproduce one with `scripts/fuzz --repro TARGET FILE`.
@@ -54,9 +55,13 @@ def run_one(target: str, seconds: int, python: str) -> dict[str, object]:
         d.mkdir(parents=True)
     log = FUZZ / "target" / "logs" / f"{target}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
+    # Inputs that once failed (fuzz/regressions/TARGET) are seeds too, so every
+    # run replays them first.
+    regressions = FUZZ / "regressions" / target
     args = command(target, python) + [
         str(work),
         str(FUZZ / "corpus" / target),
+        *([str(regressions)] if regressions.is_dir() else []),
         f"-max_total_time={seconds}",
         f"-timeout={PER_INPUT_TIMEOUT_S}",
         f"-rss_limit_mb={RSS_LIMIT_MB}",

@@ -268,7 +268,7 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
             port_specs[port as usize].host = Some(h);
             let io = HostIo::new(nd.name.clone(), scenario::memory_model(nd));
             let mut nic = scenario::nic_config(nd).map(|c| Box::new(HostNic::new(&c)));
-            let cpu = scenario::cpu_config(nd).map(|(c, bin)| Box::new(HostCpu::new(c, bin, Stream::derive(seed, &format!("node[{i}].cpu")))));
+            let cpu = scenario::cpu_config(nd).map(|(c, bin)| Box::new(HostCpu::new(c, bin, SimTime::ZERO + duration, Stream::derive(seed, &format!("node[{i}].cpu")))));
             if let (Some(n), Some(_)) = (nic.as_mut(), cpu.as_ref()) {
                 // spec 04 §2.7 rule 2: the poll loop frees transmitted frames' descriptors.
                 n.tx.reclaim_by_cpu = true;

@@ -58,19 +58,26 @@ impl Busy {
     }
 }
 
+/// Longest part (user, system or softirq) of one item, 2.3 × 10^6 s: three
+/// of them added to any time of a run stay below `SimTime::NEVER`.
+const MAX_PART: Span = Span(u64::MAX / 8);
+
 pub struct Core {
     queues: [VecDeque<Work>; 2],
     pub running: Option<Running>,
     pub busy_until: SimTime,
     pub busy: Busy,
-    /// Busy time per bin of `bin` (the item's time split at bin edges).
+    /// Busy time per bin of `bin` (the item's time split at bin edges), up
+    /// to `horizon` (the end of the run): an item that runs past the end adds
+    /// no bins after it.
     pub bins: Vec<Busy>,
     bin: Span,
+    horizon: SimTime,
     pub items: u64,
 }
 
 impl Core {
-    pub fn new(bin: Span) -> Core {
+    pub fn new(bin: Span, horizon: SimTime) -> Core {
         assert!(bin > Span::ZERO);
         Core {
             queues: [VecDeque::with_capacity(16), VecDeque::with_capacity(16)],
@@ -79,6 +86,7 @@ impl Core {
             busy: Busy::default(),
             bins: Vec::new(),
             bin,
+            horizon,
             items: 0,
         }
     }
@@ -103,12 +111,15 @@ impl Core {
     /// `ps_per_cycle`; returns when it ends.
     pub fn start(&mut self, now: SimTime, item: Running, cost: Cycles, scale: f64, ps_per_cycle: f64) -> SimTime {
         debug_assert!(self.running.is_none(), "non-preemptive: one item at a time");
-        let ps = |c: f64| Span((c * scale * ps_per_cycle).round() as u64);
+        // `as` saturates; the cap keeps the sums below u64::MAX, so a
+        // cost of 10^120 cycles (found by fuzzing) runs past any end instead of
+        // overflowing the clock.
+        let ps = |c: f64| Span(((c * scale * ps_per_cycle).round() as u64).min(MAX_PART.0));
         let part = Busy { user: ps(cost.user), system: ps(cost.system), softirq: ps(cost.softirq) };
         self.running = Some(item);
         self.items += 1;
         self.account(now, part);
-        self.busy_until = now + part.total();
+        self.busy_until = SimTime(now.0.saturating_add(part.total().0));
         self.busy_until
     }
 
@@ -118,13 +129,14 @@ impl Core {
     }
 
     fn account(&mut self, start: SimTime, part: Busy) {
-        self.busy.user = self.busy.user + part.user;
-        self.busy.system = self.busy.system + part.system;
-        self.busy.softirq = self.busy.softirq + part.softirq;
+        let add = |a: Span, b: Span| Span(a.0.saturating_add(b.0));
+        self.busy.user = add(self.busy.user, part.user);
+        self.busy.system = add(self.busy.system, part.system);
+        self.busy.softirq = add(self.busy.softirq, part.softirq);
         // The item's time is served user, then system, then softirq; split at bin edges.
         let mut t = start;
         for (k, mut left) in [(0, part.user), (1, part.system), (2, part.softirq)] {
-            while left > Span::ZERO {
+            while left > Span::ZERO && t < self.horizon {
                 let i = (t.0 / self.bin.0) as usize;
                 let edge = SimTime((i as u64 + 1) * self.bin.0);
                 let d = left.min(edge.since(t));
@@ -149,8 +161,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_absurd_cost_runs_past_the_end_without_overflow_or_bins_after_it() {
+        let horizon = SimTime::ZERO + Span::from_secs(4);
+        let mut c = Core::new(Span::from_secs(1), horizon);
+        let cost = Cycles { user: 4e125, system: 1.0, softirq: 0.0 };
+        let end = c.start(SimTime::ZERO + Span::from_secs(2), Running::Irq, cost, 1.0, 454.5);
+        assert!(end > horizon);
+        assert_eq!(c.bins.len(), 4, "bins stop at the end of the run");
+        assert_eq!(c.bins[2].user, Span::from_secs(1));
+        assert_eq!(c.bins[3].user, Span::from_secs(1));
+    }
+
+    #[test]
     fn softirq_goes_first_and_service_is_non_preemptive() {
-        let mut c = Core::new(Span::from_secs(1));
+        let mut c = Core::new(Span::from_secs(1), SimTime::NEVER);
         c.push(Class::Process, Work::Write(0));
         c.push(Class::Softirq, Work::Irq);
         c.push(Class::Softirq, Work::Poll);
@@ -162,7 +186,7 @@ mod tests {
 
     #[test]
     fn busy_time_is_split_by_category_and_bin() {
-        let mut c = Core::new(Span::from_secs(1));
+        let mut c = Core::new(Span::from_secs(1), SimTime::NEVER);
         // 1000 ps per cycle; starts 1.5 µs before the 1 s edge.
         let start = SimTime(1_000_000_000_000 - 1_500_000);
         let end = c.start(start, Running::Irq, Cycles { user: 1000.0, system: 1000.0, softirq: 1000.0 }, 1.0, 1000.0);

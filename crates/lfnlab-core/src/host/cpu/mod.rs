@@ -16,7 +16,7 @@ use self::config::CpuConfig;
 use self::core::{Class, Core};
 use self::irq::Coalescer;
 use crate::engine::rng::Stream;
-use crate::engine::time::Span;
+use crate::engine::time::{SimTime, Span};
 use crate::net::packet::Packet;
 
 /// The NAPI poll budget (spec 04 §2.7 rule 2).
@@ -59,9 +59,10 @@ pub struct HostCpu {
 }
 
 impl HostCpu {
-    pub fn new(cfg: CpuConfig, bin: Span, rng: Stream) -> HostCpu {
+    /// `horizon`: the end of the run; the cores keep no bins after it.
+    pub fn new(cfg: CpuConfig, bin: Span, horizon: SimTime, rng: Stream) -> HostCpu {
         HostCpu {
-            cores: (0..cfg.cores).map(|_| Core::new(bin)).collect(),
+            cores: (0..cfg.cores).map(|_| Core::new(bin, horizon)).collect(),
             irq: Coalescer::new(cfg.k_irq, cfg.t_irq),
             cfg,
             rx_done: VecDeque::with_capacity(64),
