@@ -37,6 +37,14 @@ def run_scenario(
 def cli_main(argv: list[str]) -> int:
     """Run the ``lfnlab`` command line (``argv[0]`` is the program name); return its exit status."""
 
+def emu_main(argv: list[str]) -> int:
+    """Run the relay ``lfnlab-emu`` (``argv[0]`` is the program name) with the GIL released;
+    return its exit status (0 success, 2 invalid arguments, 1 other failure).
+
+    The relay installs its own SIGINT/SIGTERM handlers (they stop it gracefully): call it
+    only in a process that does nothing else, as ``lfnlab emu`` does.
+    """
+
 def switch_check(check: str, ports: int, slots: int, load: float = 1.0, seed: int = 1) -> list[tuple[str, int]]:
     """Run a spec 05 §3 E5.0 literature check (``hol_saturated``, ``pim_saturated``,
     ``islip_saturated``, ``islip_bernoulli``, ``oq_bernoulli``) on the switch mechanisms with

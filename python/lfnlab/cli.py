@@ -2,7 +2,8 @@
 
 ``lfnlab plot``, ``lfnlab reproduce``, ``lfnlab report`` and ``lfnlab sweep`` are
 handled here (they need matplotlib, pandas or dask; see :mod:`lfnlab.plot`,
-:mod:`lfnlab.reproduce`, :mod:`lfnlab.html` and :mod:`lfnlab.sweep`); every other verb
+:mod:`lfnlab.reproduce`, :mod:`lfnlab.html` and :mod:`lfnlab.sweep`), and so are
+``lfnlab testbed`` and ``lfnlab emu`` (:mod:`lfnlab.testbed`); every other verb
 (run, validate, bench, schema) is the Rust command line, run in-process through
 ``lfnlab._native.cli_main``.
 """
@@ -79,8 +80,30 @@ def _sweep(argv: Sequence[str]) -> int:
     return main(argv)
 
 
+def _testbed(argv: Sequence[str]) -> int:
+    # Not _default_sigint: Ctrl-C must reach the run, which removes its namespaces
+    # and processes (lfnlab.testbed.registry).
+    from .testbed.command import main
+
+    return main(argv)
+
+
+def _emu(argv: Sequence[str]) -> int:
+    # The relay installs its own SIGINT/SIGTERM handlers (a graceful stop).
+    from .testbed.emu_command import main
+
+    return main(argv)
+
+
 #: Verbs implemented in Python, by name.
-_PYTHON_VERBS = {"plot": _plot, "reproduce": _reproduce, "report": _report, "sweep": _sweep}
+_PYTHON_VERBS = {
+    "plot": _plot,
+    "reproduce": _reproduce,
+    "report": _report,
+    "sweep": _sweep,
+    "testbed": _testbed,
+    "emu": _emu,
+}
 
 
 def run_cli(argv: Sequence[str]) -> int:

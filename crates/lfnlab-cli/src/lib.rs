@@ -56,6 +56,17 @@ enum Command {
     Plot(PlotArgs),
     /// Print the scenario schema (JSON Schema, for editors) or its Markdown key reference
     Schema(schema::SchemaArgs),
+    /// Run a scenario with real Linux TCP through the lfnlab-emu relay in network namespaces (root; Python package only)
+    Testbed(PassArgs),
+    /// The lfnlab-emu relay itself: a shaping Layer-2 relay between two interfaces (Python package only)
+    Emu(PassArgs),
+}
+
+/// The arguments of a verb the Python console script handles (see its own --help).
+#[derive(Args, Debug)]
+struct PassArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -147,6 +158,8 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             Command::Report(_) => return python_only("report"),
             // The Python console script handles `plot` before it reaches here (python/lfnlab/cli.py).
             Command::Plot(_) => return python_only("plot"),
+            Command::Testbed(_) => return python_only("testbed"),
+            Command::Emu(_) => return python_only("emu"),
         };
         match result {
             Ok(()) => EXIT_OK,

@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `shaper.rs` | the per-direction mechanism, sans-IO, integer ns |
 //! | `config.rs` | the typed, validated configuration |
-//! | `cli.rs`, `main.rs` | the `lfnlab-emu` command line |
+//! | `cli.rs`, `run.rs`, `main.rs` | the `lfnlab-emu` command line (`run::run_cli`, also behind `lfnlab emu`) |
 //! | `socket.rs` | AF_PACKET sockets, batched receive/send, kernel timestamps |
 //! | `sys.rs` | clock, stop signals, waiting, SCHED_FIFO, mlockall |
 //! | `pool.rs` | the preallocated frame buffers |
@@ -25,6 +25,7 @@ pub mod config;
 pub mod histogram;
 pub mod pool;
 pub mod relay;
+pub mod run;
 pub mod shaper;
 #[allow(unsafe_code)]
 pub mod socket;

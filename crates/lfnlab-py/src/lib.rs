@@ -149,6 +149,15 @@ fn cli_main(py: Python<'_>, argv: Vec<String>) -> i32 {
     py.detach(move || lfnlab_cli::main_with_args(argv))
 }
 
+/// Runs the relay `lfnlab-emu` (`lfnlab_emu::run::run_cli`) with `argv` (`argv[0]`
+/// the program name) and returns its exit status, the GIL released. The relay
+/// installs its own SIGINT/SIGTERM handlers: meant for a process that does nothing
+/// else (`lfnlab emu`, started by `lfnlab testbed run`).
+#[pyfunction]
+fn emu_main(py: Python<'_>, argv: Vec<String>) -> i32 {
+    py.detach(move || guard::without_panics(|| i32::from(lfnlab_emu::run::run_cli(argv))))
+}
+
 /// Private native core of lfnlab; use the `lfnlab` package instead.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -156,6 +165,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_scenario_dict, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(emu_main, m)?)?;
     m.add_function(wrap_pyfunction!(switch_check, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
