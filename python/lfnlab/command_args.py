@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn, Optional
 
-__all__ = ["EXIT_OK", "EXIT_FAILURE", "EXIT_INVALID_INPUT", "UsageError", "Parser", "positive_workers"]
+__all__ = ["EXIT_OK", "EXIT_FAILURE", "EXIT_INVALID_INPUT", "UsageError", "Parser", "positive_int", "positive_workers"]
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -31,14 +31,17 @@ class Parser(argparse.ArgumentParser):
         raise UsageError("", message)
 
 
-def positive_workers(text: Optional[str]) -> Optional[int]:
-    """``--workers``: a positive whole number, or None when not given."""
-    if text is None:
-        return None
+def positive_int(option: str, text: str) -> int:
+    """The value of ``option``: a positive whole number, else a UsageError naming it."""
     try:
         n = int(text)
     except ValueError:
-        raise UsageError("--workers", f"expected a positive whole number, got {text!r}") from None
+        raise UsageError(option, f"expected a positive whole number, got {text!r}") from None
     if n < 1:
-        raise UsageError("--workers", f"expected a positive whole number, got {n}")
+        raise UsageError(option, f"expected a positive whole number, got {n}")
     return n
+
+
+def positive_workers(text: Optional[str]) -> Optional[int]:
+    """``--workers``: a positive whole number, or None when not given."""
+    return None if text is None else positive_int("--workers", text)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError
+from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_int
 from ..errors import InvalidInputError, LfnlabError
 
 __all__ = ["main"]
@@ -38,16 +38,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _repetition(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise UsageError("--repetition", f"expected a whole number of 1 or more, got {text!r}") from None
-    if n < 1:
-        raise UsageError("--repetition", f"expected a whole number of 1 or more, got {n}")
-    return n
-
-
 def _run(args: argparse.Namespace) -> int:
     from ..scenario import Scenario
     from . import results
@@ -60,7 +50,7 @@ def _run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(line, flush=True)
 
-    repetition = _repetition(args.repetition)
+    repetition = positive_int("--repetition", args.repetition)
     try:
         scenario = Scenario.from_file(args.scenario, set=args.sets)
         out = args.out if args.out is not None else default_out(check(scenario), repetition)

@@ -66,11 +66,7 @@ impl World {
     /// Router `to` of early channel `c` handles a frame that arrives at `at`.
     fn arrive_early(&mut self, c: u32, at: SimTime, mut pkt: Packet) {
         let ch = &mut self.channels[c as usize];
-        // Launched and delivered at once: the frame is never on the link.
-        ch.frames_launched += 1;
-        ch.bytes_launched += pkt.l3_bytes as u64;
-        ch.frames_delivered += 1;
-        ch.bytes_delivered += pkt.l3_bytes as u64;
+        ch.pass_through(pkt.l3_bytes as u64);
         let node = ch.to;
         pkt.ingress = self.ingress_index[c as usize];
         if let Some((port, pkt)) = self.routing_hop(node, pkt, at) {
