@@ -3,7 +3,7 @@
 ``lfnlab plot``, ``lfnlab reproduce``, ``lfnlab report`` and ``lfnlab sweep`` are
 handled here (they need matplotlib, pandas or dask; see :mod:`lfnlab.plot`,
 :mod:`lfnlab.reproduce`, :mod:`lfnlab.html` and :mod:`lfnlab.sweep`), and so are
-``lfnlab testbed`` and ``lfnlab emu`` (:mod:`lfnlab.testbed`); every other verb
+``lfnlab testbed`` and ``lfnlab emu`` (:mod:`lfnlab.testbed`), ``lfnlab compare`` (:mod:`lfnlab.compare`); every other verb
 (run, validate, bench, schema) is the Rust command line, run in-process through
 ``lfnlab._native.cli_main``.
 """
@@ -88,6 +88,13 @@ def _testbed(argv: Sequence[str]) -> int:
     return main(argv)
 
 
+def _compare(argv: Sequence[str]) -> int:
+    # Not _default_sigint: Ctrl-C must reach the testbed runs (lfnlab.testbed.registry).
+    from .compare.command import main
+
+    return main(argv)
+
+
 def _emu(argv: Sequence[str]) -> int:
     # The relay installs its own SIGINT/SIGTERM handlers (a graceful stop).
     from .testbed.emu_command import main
@@ -102,6 +109,7 @@ _PYTHON_VERBS = {
     "report": _report,
     "sweep": _sweep,
     "testbed": _testbed,
+    "compare": _compare,
     "emu": _emu,
 }
 

@@ -58,6 +58,8 @@ enum Command {
     Schema(schema::SchemaArgs),
     /// Run a scenario with real Linux TCP through the lfnlab-emu relay in network namespaces (root; Python package only)
     Testbed(PassArgs),
+    /// Run a scenario in the simulator and on the testbed, N times each, and report them side by side (Python package only)
+    Compare(PassArgs),
     /// The lfnlab-emu relay itself: a shaping Layer-2 relay between two interfaces (Python package only)
     Emu(PassArgs),
 }
@@ -159,6 +161,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             // The Python console script handles `plot` before it reaches here (python/lfnlab/cli.py).
             Command::Plot(_) => return python_only("plot"),
             Command::Testbed(_) => return python_only("testbed"),
+            Command::Compare(_) => return python_only("compare"),
             Command::Emu(_) => return python_only("emu"),
         };
         match result {

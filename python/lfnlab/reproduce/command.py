@@ -138,8 +138,10 @@ def main(argv: Sequence[str]) -> int:
     try:
         outcome = experiment.run(args.quick, workers, out, resume=args.resume)
     except LfnlabError as e:
+        from ..testbed.lab import TestbedUnavailableError
+
         print(f"error: {experiment.id}: {e}", file=sys.stderr)
-        return EXIT_FAILURE
+        return EXIT_INVALID_INPUT if isinstance(e, TestbedUnavailableError) else EXIT_FAILURE
     report = write_report(experiment, outcome, out, quick=args.quick, out_arg=str(out))
     for c in outcome.checks:
         print(f"  {'PASS' if c.passed else 'FAIL'}  {c.name}: {c.measured_text()} ({c.criterion})")

@@ -64,8 +64,9 @@ def catalogue() -> list[Experiment]:
     from .v04 import EXPERIMENTS as V04
     from .v05 import EXPERIMENTS as V05
     from .v06 import EXPERIMENTS as V06
+    from .vreal import EXPERIMENTS as VREAL
 
-    return sorted(V01 + V02 + V03 + V04 + V05 + V06, key=lambda e: _id_key(e.id))
+    return sorted(V01 + V02 + V03 + V04 + V05 + V06 + VREAL, key=lambda e: _id_key(e.id))
 
 
 def _id_key(experiment_id: str) -> tuple[Any, ...]:

@@ -56,16 +56,17 @@ def _run_rows(outcome: Outcome) -> list[list[Any]]:
         goodput = sum(f.get("goodput_bps", 0.0) for f in flows)
         retrans = sum(f.get("retransmitted_segments", 0) for f in flows)
         timeouts = sum(f.get("timeouts", 0) for f in flows)
-        holds = s.get("conservation", {}).get("holds")
+        # A testbed run (real.M1) has no event count, hash or ledger: null in its summary.
+        holds = (s.get("conservation") or {}).get("holds")
         rows.append(
             [
                 f"[{r.label}]({r.directory}/summary.json)",
                 s.get("duration_s", math.nan),
-                s.get("events_executed", 0),
+                s.get("events_executed") or 0,
                 goodput / 1e6,
                 retrans,
                 timeouts,
-                f"`{s.get('event_hash', '')}`",
+                f"`{s.get('event_hash') or ''}`",
                 holds,
             ]
         )

@@ -28,7 +28,7 @@ from typing import IO, Any, Optional
 
 from ..errors import LfnlabError
 
-__all__ = ["Registry", "Interrupted", "guarded", "run_command", "pdeathsig_prefix", "is_root"]
+__all__ = ["Registry", "Interrupted", "guarded", "guarded_threads", "stop_requested", "run_command", "pdeathsig_prefix", "is_root"]
 
 #: Time a process gets between SIGTERM and SIGKILL at cleanup, s.
 TERM_GRACE_S = 5.0
@@ -83,9 +83,11 @@ class Registry:
         return tuple(self._namespaces)
 
     def raise_if_stopped(self) -> None:
-        """Raises :class:`Interrupted` once SIGINT or SIGTERM arrived."""
-        if self.stop_signal is not None:
-            raise Interrupted(self.stop_signal)
+        """Raises :class:`Interrupted` once SIGINT or SIGTERM arrived (for this run, or
+        for every run while :func:`guarded_threads` is active)."""
+        signum = self.stop_signal if self.stop_signal is not None else _stop_all
+        if signum is not None:
+            raise Interrupted(signum)
 
     def close(self, keep_paths: bool = False) -> list[str]:
         """Stops the processes, deletes the namespaces (and the temporary directories
@@ -157,6 +159,40 @@ def guarded(registry: Registry) -> Iterator[Registry]:
             for s, handler in previous.items():
                 # None: a handler installed outside Python; the default is the closest.
                 signal.signal(s, signal.SIG_DFL if handler is None else handler)
+
+
+#: The signal that asked every run to stop (set by :func:`guarded_threads`).
+_stop_all: Optional[int] = None
+
+
+@contextmanager
+def guarded_threads() -> Iterator[None]:
+    """For runs in worker threads (where :func:`guarded` cannot install handlers): in the
+    main thread, SIGINT and SIGTERM ask every run to stop at its next check; each run
+    then cleans up in its own thread. Restores the previous handlers at the end."""
+    global _stop_all
+    handled = (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.getsignal(s) for s in handled}
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        global _stop_all
+        if _stop_all is None:
+            _stop_all = signum
+
+    _stop_all = None
+    for s in handled:
+        signal.signal(s, on_signal)
+    try:
+        yield
+    finally:
+        _stop_all = None
+        for s, handler in previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+
+
+def stop_requested() -> Optional[int]:
+    """The signal that asked every run to stop, or None."""
+    return _stop_all
 
 
 def pdeathsig_prefix() -> list[str]:

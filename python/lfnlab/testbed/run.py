@@ -43,7 +43,12 @@ def _wait(p: subprocess.Popen[bytes], what: str, timeout_s: float, registry: Reg
 
 
 def _measure(
-    plan: Plan, registry: Registry, workdir: Path, repetition: int, say: Callable[[str], None]
+    plan: Plan,
+    registry: Registry,
+    workdir: Path,
+    repetition: int,
+    say: Callable[[str], None],
+    on_transfer: Callable[[], None],
 ) -> tuple[results.Measured, dict[str, relay_trace.Frames], list[Sample]]:
     lab = lab_mod.build(plan, registry)
     ab = plan.a_to_b
@@ -55,6 +60,7 @@ def _measure(
     try:
         started = time.monotonic()
         client = iperf.start_client(lab, plan, workdir, registry)
+        on_transfer()
         say(f"iperf3 -C {plan.kernel_cc} for {plan.duration_s} s ...")
         iperf.wait_client(client, plan, registry)
     finally:
@@ -134,9 +140,12 @@ def run_testbed(
     out: Optional[Union[str, os.PathLike[str]]] = None,
     repetition: int = 1,
     say: Callable[[str], None] = lambda _line: None,
+    on_transfer: Callable[[], None] = lambda: None,
 ) -> Result:
     """Run ``scenario`` on the testbed and write its result directory (default
     ``out/<sim.name>-testbed``); return it as a :class:`~lfnlab.Result`.
+    ``on_transfer`` is called when the iperf3 client has started (a schedule of runs
+    uses it to start the next run's setup while this one transfers).
 
     Raises InvalidInputError (scenario outside the supported subset),
     TestbedUnavailableError (not root, no namespaces, a tool missing), OutputError,
@@ -158,7 +167,7 @@ def run_testbed(
     with guarded(registry):
         workdir = Path(tempfile.mkdtemp(prefix="lfnlab-testbed-"))
         registry.add_path(workdir)
-        measured, frames, samples = _measure(plan, registry, workdir, repetition, say)
+        measured, frames, samples = _measure(plan, registry, workdir, repetition, say, on_transfer)
         built = _tables(plan, measured, frames, samples)
         measured.wall_seconds = time.monotonic() - wall0
         registry.raise_if_stopped()
