@@ -301,3 +301,22 @@ def test_a_run_killed_with_sigterm_leaves_nothing(tmp_path: Path) -> None:
     assert "stopped by SIGTERM" in stderr and "Traceback" not in stderr, stderr
     assert not (tmp_path / "out").exists()
     _assert_nothing_left(p.pid, children)
+
+
+@needs_testbed
+def test_a_run_killed_with_sigkill_is_cleaned_up_by_the_next(tmp_path: Path) -> None:
+    """SIGKILL cannot be caught: the processes die with the run (pdeathsig), the
+    namespaces stay, and the next run's start removes them as orphans."""
+    from lfnlab.testbed.orphans import orphans, reap_orphans
+
+    p = _start(tmp_path, tmp_path / "out")
+    children = _wait_for_transfer(p)
+    p.kill()
+    p.communicate(timeout=30)
+    left = [n for n in orphans() if n.startswith(f"lfnlab-{p.pid}-")]
+    assert len(left) == 3, left  # the killed run's three namespaces, and only orphans are listed
+    assert not [n for n in orphans() if not n.startswith("lfnlab-")]
+    reaped = reap_orphans()
+    assert set(left) <= set(reaped), (left, reaped)
+    _assert_nothing_left(p.pid, children)
+

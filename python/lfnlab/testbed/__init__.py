@@ -12,6 +12,7 @@ state with ``ss``, and writes a result directory in the simulator's layout.
 | ``subset.py`` | checks a scenario is in the supported subset, gives a :class:`~.subset.Plan` |
 | ``units.py`` | rates, sizes and times of a resolved scenario as numbers |
 | ``registry.py`` | what a run created (namespaces, processes) and its removal on any exit |
+| ``orphans.py`` | the namespaces a SIGKILLed run left, removed by the next run |
 | ``lab.py`` | the namespaces, veth pairs, addresses, offloads and sysctls |
 | ``relay.py`` | the relay process in the emulator namespace |
 | ``iperf.py`` | the iperf3 server and client and their JSON |

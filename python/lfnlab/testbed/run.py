@@ -17,6 +17,7 @@ from ..errors import InvalidInputError, OutputError, SimulationError
 from ..result import Result, load_result
 from ..scenario import Scenario
 from . import iperf, lab as lab_mod, relay as relay_mod, relay_trace, results, tables
+from .orphans import reap_orphans
 from .registry import Registry, guarded
 from .sampler import Sample, Sampler
 from .subset import Plan, check
@@ -162,6 +163,8 @@ def run_testbed(
     if reason is not None:
         raise OutputError(reason)
     lab_mod.check_host()
+    for name in reap_orphans():
+        say(f"removed namespace {name}, left by a killed run")
     wall0 = time.monotonic()
     registry = Registry()
     with guarded(registry):
