@@ -257,9 +257,24 @@ def test_bottleneck_drops_equal_retransmissions(cubic_run: Run) -> None:
     drops, retrans = tb["bottleneck_drops_in_window"], r.summary["flows"][0]["retransmitted_segments"]
     figures = f"drops {drops}, retransmitted segments {retrans}, relay lateness p99 {tb['lateness_p99_us']} µs"
     print(figures)
-    if not tb["valid"]:
-        pytest.skip(f"{tb['reason']}: not judged ({figures}; {'; '.join(tb['problems'])})")
+    # A count identity: the relay drops what the kernel retransmits whether or not the
+    # host kept the relay's timing (real.M1 holds it in its invalid runs too).
     assert abs(drops - retrans) <= 0.02 * max(drops, retrans), figures
+
+
+@needs_testbed
+def test_relay_lateness_is_within_bounds_or_the_run_is_marked_invalid(cubic_run: Run) -> None:
+    """Issue 11: lateness p99 below 200 µs, or the run says "invalid: host overloaded"
+    (then it is reported, neither a pass nor a fail)."""
+    tb = lfnlab.load_result(cubic_run.out).summary["testbed"]
+    p99 = tb["lateness_p99_us"]
+    overloaded = p99 is not None and p99 > 200
+    others = [p for p in tb["problems"] if not p.startswith("invalid: host overloaded")]
+    assert not others, others  # frames lost outside the queue, offloads on, another cc: defects
+    assert tb["valid"] == (not overloaded), (p99, tb["valid"], tb["reason"])
+    if overloaded:
+        assert tb["reason"] == "invalid: host overloaded", tb["reason"]
+        pytest.skip(f"{tb['reason']}: lateness p99 {p99} µs, reported, not judged")
 
 
 @needs_testbed
