@@ -208,3 +208,60 @@ fn gradual_window_opening_grows_two_segments_per_segment() {
     s.rcv.raise_window_floor(u64::MAX / 2);
     assert!(s.rcv.advertised_window() <= s.rcv.b_rcv);
 }
+
+/// spec 06 §2.4, §2.5 RTO step 4 and §4.1 `on_ack` (Linux tcp_cong_avoid in
+/// CA_Loss): in Loss, ACKs grow cwnd by slow start only up to ssthresh; the
+/// rest of the credit is congestion avoidance. A cumulative ACK that fills the
+/// retransmitted hole under many SACKed segments, short of `recover`, must not
+/// add its whole credit to cwnd.
+#[test]
+fn loss_growth_stops_slow_start_at_ssthresh() {
+    // linux-modern's L = ∞ (`abc_l = 0`): the whole ACK is credit.
+    let mut s = socket("abc_l = 0");
+    handshake(&mut s);
+    s.snd.w.cwnd = 40.0;
+    let mut out = Vec::new();
+    s.poll_transmit(ms(100), 100, &mut out);
+    assert_eq!(out.len(), 40);
+    let segs = out.clone();
+    let mss = segs[0].tcp.payload as u64;
+    // No ACK comes back: the RTO fires, cwnd 1, ssthresh 20 (NewReno halves 40).
+    let t = s.rto_deadline.unwrap();
+    out.clear();
+    s.on_timer(t, &mut out);
+    s.poll_transmit(t, 100, &mut out);
+    assert_eq!(out.len(), 1, "go-back-N starts with one segment");
+    let rexmit = out[0];
+    assert_eq!(s.snd.w.cwnd, 1.0);
+    assert_eq!(s.snd.w.ssthresh, 20.0);
+    // The originals of segments 1–29 and 31–39 arrive late: SACKs (segments 0
+    // and 30 were lost), then the retransmission of 0 fills the first hole.
+    let ack_with = |cum: u64, blocks: &[(u64, u64)], ts: SimTime| {
+        let mut a = segs[0];
+        a.tcp.flags = flags::ACK;
+        a.tcp.payload = 0;
+        a.tcp.wnd_bytes = 1 << 24;
+        a.tcp.ts_ecr = ts;
+        a.tcp.ack = cum * mss;
+        a.tcp.sack_n = blocks.len() as u8;
+        for (k, b) in blocks.iter().enumerate() {
+            a.tcp.sack[k] = (((b.0 - cum) * mss) as u32, ((b.1 - cum) * mss) as u32);
+        }
+        a
+    };
+    let mut now = t + Span::from_ms(1);
+    s.on_packet(now, &ack_with(0, &[(1, 30), (31, 40)], segs[39].tcp.ts_val), &mut out);
+    assert_eq!(s.snd.w.cwnd, 1.0, "SACKs alone do not grow cwnd");
+    now = t + Span::from_ms(100);
+    out.clear();
+    s.on_packet(now, &ack_with(30, &[(31, 40)], rexmit.tcp.ts_val), &mut out);
+    // recover (segment 40) is not reached: still Loss, 30 segments newly acknowledged.
+    assert!(s.snd.state == cc::CaState::Loss, "state {}", s.snd.state.name());
+    assert!(
+        s.snd.w.cwnd <= s.snd.w.ssthresh + 1.0,
+        "cwnd {} went past ssthresh {} by slow start in Loss",
+        s.snd.w.cwnd,
+        s.snd.w.ssthresh
+    );
+    assert!(s.snd.w.cwnd >= s.snd.w.ssthresh, "slow start reaches ssthresh: cwnd {}", s.snd.w.cwnd);
+}

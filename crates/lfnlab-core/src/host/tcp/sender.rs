@@ -667,13 +667,14 @@ impl Sender {
                 None => slow_start(&mut self.w, credit, l),
             };
         }
-        if credit > 0.0 && self.state != CaState::Loss {
+        // In Loss too (spec 06 §2.4, §2.5 RTO step 4, §4.1 `on_ack`): slow start
+        // up to ssthresh, the rest is congestion avoidance, as Linux's
+        // tcp_cong_avoid in CA_Loss. A cumulative ACK filling the hole under
+        // thousands of SACKed segments must not push cwnd past ssthresh.
+        if credit > 0.0 {
             let ctx = self.ctx(now, rtt);
             a.credit = credit;
             self.cc.on_ack(&ctx, &mut self.w, a);
-        } else if credit > 0.0 {
-            // In Loss, ACKs grow cwnd as in slow start (spec 06 §2.5 RTO step 4).
-            self.w.cwnd += credit;
         }
     }
 
