@@ -257,8 +257,11 @@ def test_bottleneck_drops_equal_retransmissions(cubic_run: Run) -> None:
     drops, retrans = tb["bottleneck_drops_in_window"], r.summary["flows"][0]["retransmitted_segments"]
     figures = f"drops {drops}, retransmitted segments {retrans}, relay lateness p99 {tb['lateness_p99_us']} µs"
     print(figures)
-    # A count identity: the relay drops what the kernel retransmits whether or not the
-    # host kept the relay's timing (real.M1 holds it in its invalid runs too).
+    # Issue 11: a run on an overloaded host is reported, neither a pass nor a fail. The
+    # identity mostly holds there too, but not always: a relay 12 ms late (p99) dropped
+    # 880 frames in the window against 854 retransmissions in one real.M1 run.
+    if not tb["valid"]:
+        pytest.skip(f"{tb['reason']}: not judged ({figures}; {'; '.join(tb['problems'])})")
     assert abs(drops - retrans) <= 0.02 * max(drops, retrans), figures
 
 
