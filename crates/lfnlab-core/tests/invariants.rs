@@ -58,7 +58,7 @@ fn world() -> impl Strategy<Value = World> {
             receivers,
             chain,
             links,
-            loss: (loss > 150).then_some((lossy, loss - 150)),
+            loss: (loss > 150).then(|| (lossy, loss - 150)), // lazily: the subtraction only when it cannot wrap
             flows,
             duration_ms,
             seed,

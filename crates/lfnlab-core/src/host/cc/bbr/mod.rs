@@ -30,6 +30,13 @@
 //! - Segments sent during ProbeRTT, and until the data in flight when it ended
 //!   is delivered, give app-limited samples (Linux sets `tp->app_limited` in
 //!   ProbeRTT; here BBR tracks the `delivered` range itself).
+//! - BBR counts its own packet-timed rounds (BtlBw window, full-pipe test):
+//!   a round ends on an ACK whose rate sample's `prior_delivered` reaches the
+//!   `delivered` count recorded at the previous round end (Linux
+//!   `bbr_update_bw`, `next_rtt_delivered`). `delivered` counts SACKed
+//!   segments, so rounds go on while snd_una waits for a lost retransmission;
+//!   the socket's cumulative-ACK round (spec 06 §4.1 `on_round_end`) would
+//!   stop, and with it the full-pipe test (Startup at gain 2.885 until the RTO).
 //! - A round counts for the full-pipe test unless the latest rate sample was
 //!   app-limited (or no sample exists yet).
 //! - ProbeBW phases last RTprop (the filter value), and compare the in_flight
@@ -112,8 +119,11 @@ pub struct Bbr {
     btlbw: MaxFilter,
     /// RTprop: minimum RTT, expiring after `cfg.probe_rtt_interval`.
     rtprop: MinRttFilter,
-    /// Rounds seen, counted from the socket's round ends (`round_start`).
+    /// Packet-timed rounds seen (Linux `rtt_cnt`).
     round: u64,
+    /// `delivered` at the last round end: the round ends when a segment sent
+    /// after it is delivered (Linux `next_rtt_delivered`).
+    next_rtt_delivered: u64,
     full_pipe: FullPipe,
     /// App-limited flag of the latest rate sample; `None` before the first.
     last_sample_app_limited: Option<bool>,
@@ -141,6 +151,7 @@ impl Bbr {
             btlbw: MaxFilter::new(cfg.btlbw_window_rounds),
             rtprop: MinRttFilter::new(cfg.probe_rtt_interval),
             round: 0,
+            next_rtt_delivered: 0,
             full_pipe: FullPipe::new(cfg.full_bw_threshold, cfg.full_bw_rounds),
             last_sample_app_limited: None,
             probe_rtt_sent: None,
@@ -223,6 +234,17 @@ impl Bbr {
     /// Is the sample app-limited, counting segments sent during ProbeRTT?
     fn sample_app_limited(&self, rs: &RateSample) -> bool {
         rs.is_app_limited || self.probe_rtt_sent.is_some_and(|(lo, hi)| (lo..=hi).contains(&rs.prior_delivered))
+    }
+
+    /// Does this ACK end a packet-timed round? Only a valid rate sample can
+    /// (Linux `bbr_update_bw`).
+    fn update_round(&mut self, ctx: &CcContext, ack: &AckSample) -> bool {
+        let ended = ack.rate.as_ref().is_some_and(|rs| rs.prior_delivered >= self.next_rtt_delivered);
+        if ended {
+            self.next_rtt_delivered = ctx.delivered;
+            self.round += 1;
+        }
+        ended
     }
 
     fn update_btlbw(&mut self, ack: &AckSample) {
@@ -383,13 +405,11 @@ impl CongestionControl for Bbr {
     }
 
     fn cong_control(&mut self, ctx: &CcContext, w: &mut Window, ack: &AckSample) {
-        if ack.round_start {
-            self.round += 1;
-        }
+        let round_start = self.update_round(ctx, ack);
         self.recovery.observe(ack);
         self.update_btlbw(ack);
         self.update_probe_bw(ctx, ack);
-        if ack.round_start {
+        if round_start {
             self.full_pipe.on_round(self.btlbw.get(), self.last_sample_app_limited.unwrap_or(true));
         }
         self.check_drain(ctx);

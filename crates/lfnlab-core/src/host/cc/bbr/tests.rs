@@ -64,29 +64,66 @@ fn startup_never_lowers_the_pacing_rate() {
     assert_eq!(*b.mode(), Mode::Startup);
 }
 
+/// An ACK that ends a BBR round: its sample's segment was sent after the last
+/// round end (`prior_delivered` = the `delivered` count then), 10 segments ago.
+fn next_round(b: &mut Bbr, w: &mut Window, delivered: &mut u64, bw: f64, app_limited: bool) {
+    let prior = *delivered;
+    *delivered += 10;
+    b.cong_control(&ctx(at_ms(0), 10, *delivered), w, &ack(1, None, false, Some(rate(bw, prior, app_limited))));
+}
+
 #[test]
 fn app_limited_samples_only_raise_btlbw() {
     let mut b = bbr();
     let mut w = window(10.0);
-    let c = ctx(at_ms(0), 10, 10);
-    b.cong_control(&c, &mut w, &ack(1, Some(100), false, Some(rate(1e6, 0, false))));
+    let mut d = 10;
+    // Round 1 (the first sample ends round 0).
+    b.cong_control(&ctx(at_ms(0), 10, d), &mut w, &ack(1, Some(100), false, Some(rate(1e6, 0, false))));
     assert_eq!(b.btlbw(), 1e6);
-    // Round 5, app-limited and smaller: not entered.
-    for _ in 0..5 {
-        b.cong_control(&c, &mut w, &ack(1, None, true, None));
+    // Rounds 2–5 with tiny app-limited samples (not entered); round 6,
+    // app-limited and smaller: not entered.
+    for _ in 0..4 {
+        next_round(&mut b, &mut w, &mut d, 1.0, true);
     }
-    b.cong_control(&c, &mut w, &ack(1, None, false, Some(rate(0.9e6, 0, true))));
+    next_round(&mut b, &mut w, &mut d, 0.9e6, true);
     assert_eq!(b.btlbw(), 1e6);
-    // Round 10: the round-0 sample leaves the window; had the 0.9 MB/s
+    // Round 11: the round-1 sample leaves the window; had the 0.9 MB/s
     // sample been entered it would rule now.
-    for _ in 0..5 {
-        b.cong_control(&c, &mut w, &ack(1, None, true, None));
+    for _ in 0..4 {
+        next_round(&mut b, &mut w, &mut d, 1.0, true);
     }
-    b.cong_control(&c, &mut w, &ack(1, None, false, Some(rate(0.5e6, 0, false))));
+    next_round(&mut b, &mut w, &mut d, 0.5e6, false);
     assert_eq!(b.btlbw(), 0.5e6);
-    // App-limited but larger: entered.
-    b.cong_control(&c, &mut w, &ack(1, None, false, Some(rate(0.7e6, 0, true))));
+    // App-limited but larger (a segment sent before the last round end): entered.
+    b.cong_control(&ctx(at_ms(0), 10, d + 1), &mut w, &ack(1, None, false, Some(rate(0.7e6, 0, true))));
     assert_eq!(b.btlbw(), 0.7e6);
+}
+
+#[test]
+fn rounds_follow_delivered_not_the_cumulative_ack() {
+    // Linux `bbr_update_bw`: a round ends when a segment sent after the last
+    // round end is delivered, SACKed segments included. Here snd_una is stuck
+    // (the socket never reports a round end) while SACKs keep delivering at
+    // a flat 4 MB/s: three flat rounds still fill the pipe.
+    let mut b = bbr();
+    let mut w = window(10.0);
+    let mut d = 0;
+    b.cong_control(&ctx(at_ms(0), 1000, d), &mut w, &ack(1, Some(100), false, None));
+    for bw in [1e6, 2e6, 4e6, 4e6, 4e6] {
+        next_round(&mut b, &mut w, &mut d, bw, false);
+        assert!(!b.full_pipe());
+    }
+    next_round(&mut b, &mut w, &mut d, 4e6, false);
+    assert!(b.full_pipe());
+    // And a socket round end whose sample was sent before the last BBR round
+    // end is not a BBR round: the 4 MB/s samples stay in the window.
+    let mut b = bbr();
+    let mut w = window(10.0);
+    b.cong_control(&ctx(at_ms(0), 10, 10), &mut w, &ack(1, Some(100), false, Some(rate(4e6, 0, false))));
+    for i in 0..12 {
+        b.cong_control(&ctx(at_ms(0), 10, 11 + i), &mut w, &ack(1, None, true, Some(rate(1e6, 5, false))));
+    }
+    assert_eq!(b.btlbw(), 4e6);
 }
 
 /// Startup at 1, 2, 4 MB/s, then flat rounds at 4 MB/s; RTprop 100 ms.
@@ -188,8 +225,9 @@ fn probe_rtt_samples_count_as_app_limited() {
     // Ten rounds later a low sample of a segment sent during ProbeRTT
     // (delivered 1100..=1200 at send) does not displace the old BtlBw,
     // though the old sample has left the window…
-    for _ in 0..10 {
-        b.cong_control(&ctx(at_ms(10_100), 4, 1196), &mut w, &ack(1, None, true, None));
+    for i in 0..10 {
+        // Rounds end on samples of segments sent during ProbeRTT.
+        b.cong_control(&ctx(at_ms(10_100), 4, 1101 + i), &mut w, &ack(1, None, false, Some(rate(1.0, 1100 + i, false))));
     }
     b.cong_control(&ctx(at_ms(10_200), 4, 1200), &mut w, &ack(1, None, false, Some(rate(1e5, 1150, false))));
     assert_eq!(b.btlbw(), 1e6);
