@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 from dataclasses import dataclass
+from typing import Optional
 
 from ..errors import LfnlabError, SimulationError
 from .registry import Registry, is_root, run_command
 from .subset import Plan
 
-__all__ = ["Lab", "TestbedUnavailableError", "SENDER_ADDR", "RECEIVER_ADDR", "check_host", "build", "tcp_counters"]
+__all__ = ["Lab", "TestbedUnavailableError", "SENDER_ADDR", "RECEIVER_ADDR", "check_host", "build", "tcp_counters", "owner_pid"]
 
 SENDER_ADDR = "10.201.0.1"
 RECEIVER_ADDR = "10.201.0.2"
@@ -42,6 +44,8 @@ TCP_RMEM_MIN_DEFAULT = (4096, 131072)
 _CONSTANTS = frozenset({"RtoAlgorithm", "RtoMin", "RtoMax", "MaxConn", "CurrEstab"})
 
 _labs = itertools.count(1)
+#: A lab namespace's name: ``lfnlab-<pid>-<n>-<role>`` (see :class:`Lab`).
+_NAME = re.compile(r"^lfnlab-(\d+)-\d+-(snd|emu|rcv)$")
 
 
 class TestbedUnavailableError(LfnlabError):
@@ -70,6 +74,12 @@ class Lab:
     def exec(namespace: str) -> list[str]:
         """The command prefix that runs a program in ``namespace``."""
         return ["ip", "netns", "exec", namespace]
+
+
+def owner_pid(namespace: str) -> Optional[int]:
+    """The process that created lab namespace ``namespace``; None for a name not of a lab."""
+    m = _NAME.match(namespace)
+    return None if m is None else int(m.group(1))
 
 
 def check_host() -> None:

@@ -12,17 +12,16 @@ builds its own lab, so a killed run's leftovers are gone at the next run.
 from __future__ import annotations
 
 import os
-import re
 import signal
 from pathlib import Path
 from typing import Optional
 
+from .lab import owner_pid
 from .registry import run_command
 
 __all__ = ["NETNS_DIR", "orphans", "reap_orphans"]
 
 NETNS_DIR = Path("/run/netns")
-_NAME = re.compile(r"^lfnlab-(\d+)-\d+-(snd|emu|rcv)$")
 
 
 def _boot_time_s() -> float:
@@ -50,10 +49,10 @@ def orphans(netns_dir: Path = NETNS_DIR) -> list[str]:
     except OSError:
         return out
     for entry in entries:
-        m = _NAME.match(entry.name)
-        if m is None:
+        pid = owner_pid(entry.name)
+        if pid is None:
             continue
-        started = _process_start_s(int(m.group(1)))
+        started = _process_start_s(pid)
         try:
             made = entry.stat().st_mtime
         except OSError:

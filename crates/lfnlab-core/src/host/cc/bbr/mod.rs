@@ -71,6 +71,7 @@ use full_pipe::FullPipe;
 use probe_bw::{PhaseInput, ProbeBw};
 use probe_rtt::ProbeRtt;
 use recovery::Recovery;
+use round::RoundMark;
 
 /// `bbr` (spec 06 §4.4).
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -121,9 +122,9 @@ pub struct Bbr {
     rtprop: MinRttFilter,
     /// Packet-timed rounds seen (Linux `rtt_cnt`).
     round: u64,
-    /// `delivered` at the last round end: the round ends when a segment sent
-    /// after it is delivered (Linux `next_rtt_delivered`).
-    next_rtt_delivered: u64,
+    /// The current round, marked at the last round end (Linux
+    /// `next_rtt_delivered`).
+    round_mark: RoundMark,
     full_pipe: FullPipe,
     /// App-limited flag of the latest rate sample; `None` before the first.
     last_sample_app_limited: Option<bool>,
@@ -151,7 +152,7 @@ impl Bbr {
             btlbw: MaxFilter::new(cfg.btlbw_window_rounds),
             rtprop: MinRttFilter::new(cfg.probe_rtt_interval),
             round: 0,
-            next_rtt_delivered: 0,
+            round_mark: RoundMark::new(0),
             full_pipe: FullPipe::new(cfg.full_bw_threshold, cfg.full_bw_rounds),
             last_sample_app_limited: None,
             probe_rtt_sent: None,
@@ -239,9 +240,9 @@ impl Bbr {
     /// Does this ACK end a packet-timed round? Only a valid rate sample can
     /// (Linux `bbr_update_bw`).
     fn update_round(&mut self, ctx: &CcContext, ack: &AckSample) -> bool {
-        let ended = ack.rate.as_ref().is_some_and(|rs| rs.prior_delivered >= self.next_rtt_delivered);
+        let ended = self.round_mark.reached(ack);
         if ended {
-            self.next_rtt_delivered = ctx.delivered;
+            self.round_mark = RoundMark::new(ctx.delivered);
             self.round += 1;
         }
         ended

@@ -27,7 +27,14 @@ impl RoundMark {
         if ack.round_start {
             self.socket_rounds += 1;
         }
-        ack.rate.is_some_and(|r| r.prior_delivered >= self.delivered) || self.socket_rounds >= 2
+        self.reached(ack) || self.socket_rounds >= 2
+    }
+
+    /// The ACK's rate sample is of a segment sent after the mark: the
+    /// packet-timed test alone, without the socket-round fallback (BBR's own
+    /// round counter, Linux `bbr_update_bw`).
+    pub fn reached(&self, ack: &AckSample) -> bool {
+        ack.rate.is_some_and(|r| r.prior_delivered >= self.delivered)
     }
 }
 
