@@ -153,7 +153,11 @@ def test_e48_stalls_fall_with_the_queue(quick_outputs: Outputs) -> None:
     d, _ = quick_outputs["04.E4.8"]
     t = pd.read_csv(d / "T4.8.csv")
     assert list(t["txqueuelen"]) == sorted(e8.QUICK.txqueuelens)
-    assert t["send_stalls"].is_monotonic_decreasing
+    # Window cuts never rise with the queue, the shortest queue stalls, and a queue that holds
+    # the steady excess (steady_qdisc_need) does not.
+    assert t["cwr_entries"].is_monotonic_decreasing
+    assert t["send_stalls"].iloc[0] > 0
+    assert (t[t["txqueuelen"] >= 1.5 * t["steady_qdisc_need"]]["send_stalls"] == 0).all()
     assert (t["qdisc_max_packets"] <= t["txqueuelen"]).all()
 
 
@@ -399,6 +403,12 @@ def test_t4p_scenario_loads_and_the_engine_fills_the_nic() -> None:
     assert nodes["hs"]["nic"]["tx_rate_cap"] == "7Gbps" and "tx_rate_cap" not in nodes["hr"]["nic"]
     # The bus defaults the reference rate assumes (path04.R_BUS_BPS, ETA_BUS, O_RX_BYTES, O_TX_BYTES).
     assert nodes["hr"]["bus"] == {"model": "shared", "rate": "8533Mbps", "efficiency": 1.0, "o_rx": "64B", "o_tx": "32B"}
+    # The sender's bus is unlimited unless asked (spec 04 §5 CHOICE, path04.SENDER_BUS).
+    assert nodes["hs"]["bus"]["model"] == p4.SENDER_BUS == "none"
+    shared = p4.t4p_scenario("t", rtt_s=0.05, buffer_bytes=2**20, duration_s=1.0, sender_bus="shared").to_dict()
+    assert shared["node"][0]["bus"] == nodes["hr"]["bus"]
+    with pytest.raises(ValueError, match="sender_bus"):
+        p4.t4p_dict("t", rtt_s=0.05, buffer_bytes=2**20, duration_s=1.0, sender_bus="pci")
 
 
 @pytest.mark.engine

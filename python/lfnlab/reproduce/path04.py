@@ -7,7 +7,8 @@ Every link is ``10g_lan``. The host links are 10 m of fibre (50 ns); the rs–rr
 the emulator's delay, RTT/2 in each direction (§2.11 ``d_fwd = d_rev = RTT/2``), plus the two
 routers' forwarding latency of 5 µs each (see :data:`ROUTER_LATENCY_S`). Every router egress
 is a drop-tail FIFO of ``B_router`` = 256 MiB. Hosts have the NIC pipeline of §2.3–2.6 (the
-``nic`` table, default bus); with PAUSE on, both hosts send and honour PAUSE and both routers
+``nic`` table; the receiver's PCI-X bus of §2.4, the sender's bus unlimited by default, see
+:data:`SENDER_BUS`); with PAUSE on, both hosts send and honour PAUSE and both routers
 honour it (§3 "both edges"; routers cannot generate PAUSE yet, docs/ten-gig-hosts.md).
 
 TCP (§2.10, §3): profile ``linux-2.6`` (SACK, timestamps, window scaling, delayed ACK with
@@ -46,6 +47,7 @@ __all__ = [
     "MIB",
     "KIB",
     "ROUTER_BUFFER_BYTES",
+    "SENDER_BUS",
     "FLOW",
     "SENDER",
     "RECEIVER",
@@ -81,6 +83,16 @@ R_BUS_BPS = 8.533e9
 ETA_BUS = 1.0
 O_RX_BYTES = 64
 O_TX_BYTES = 32
+#: The sender's I/O bus in every E4 scenario (CHOICE, spec 04 §5 "Which bus is the bottleneck";
+#: docs/ten-gig-hosts.md): ``"none"``, the variant §5 names, so that the sender pushes at line
+#: rate as the source says and the receiver's bus is the one bottleneck, in slow start too.
+#: ``"shared"`` gives the sender the receiver's PCI-X bus; its limit (its frames plus the ACKs
+#: it receives, 8.356 Gbit/s) is then only 0.17 % above the receiver's, so a slow-start
+#: overshoot waits in the sender's qdisc instead of R_r's buffer and, at 400 ms, fills the
+#: 10000-packet qdisc before cwnd reaches the BDP (a send stall, spec 04 §2.9). E4.4 runs
+#: both (its variant d).
+SENDER_BUS = "none"
+SENDER_BUS_MODELS = ("none", "shared")
 #: The FCS never crosses the bus (spec 04 §2.4 rule 1).
 FCS_BYTES = 4
 #: MAC header + FCS in L2; preamble/SFD + gap added on the wire (spec 04 §2.2).
@@ -258,6 +270,7 @@ def _host(
     nic: Mapping[str, Any],
     pause: bool,
     cpu: Optional[Mapping[str, Any]],
+    bus: str = "shared",
 ) -> dict[str, Any]:
     h: dict[str, Any] = {
         "name": name,
@@ -268,6 +281,8 @@ def _host(
         "nic": dict(nic),
         "fc": {"send": pause, "honour": pause},
     }
+    if bus != "shared":  # "shared" is the engine's default bus (spec 04 §2.4)
+        h["bus"] = {"model": bus}
     if cpu is not None:  # the host CPU of spec 04 §2.7 (every key optional)
         h["cpu"] = dict(cpu)
     return h
@@ -315,6 +330,7 @@ def t4p_dict(
     cpu: Optional[Mapping[str, Any]] = HOST_CPU,
     edge_mode: str = "passthrough",
     edge_buffer_bytes: float = EDGE_BUFFER_BYTES,
+    sender_bus: str = SENDER_BUS,
 ) -> dict[str, Any]:
     """T4-P with one BIC flow ``bulk`` hs → hr and ``B_snd = B_rcv = buffer_bytes``, as a
     scenario dict (:func:`t4p_scenario` loads it).
@@ -332,9 +348,14 @@ def t4p_dict(
     host and its router (``es``, ``er``: drop-tail egresses of ``edge_buffer_bytes``, 10 m of
     cable each side) that honours PAUSE and, with ``pause``, generates it toward every neighbour
     (§2.5 generation by a switch, 512/256 KiB): PAUSE then travels hop by hop, H_r → E_r → R_r.
+
+    ``sender_bus``: the sender's ``bus.model``, :data:`SENDER_BUS` (``"none"``) by default
+    (CHOICE, spec 04 §5) or ``"shared"``; the receiver always has the shared PCI-X bus (§2.4).
     """
     if edge_mode not in ("passthrough", "switch"):
         raise ValueError(f"edge_mode: expected 'passthrough' or 'switch', got {edge_mode!r}")
+    if sender_bus not in SENDER_BUS_MODELS:
+        raise ValueError(f"sender_bus: expected one of {SENDER_BUS_MODELS}, got {sender_bus!r}")
     nic: dict[str, Any] = {"profile": nic_profile}
     if rx_fifo_bytes is not None:
         nic["rx_fifo"] = q.size(rx_fifo_bytes)
@@ -355,7 +376,7 @@ def t4p_dict(
             "trace": {"mode": "bin", "bin": q.time(trace_bin_s)},
         },
         "node": [
-            _host(SENDER, mtu=mtu, ip_version=ip_version, txqueuelen=txqueuelen, nic=sender_nic, pause=pause, cpu=cpu),
+            _host(SENDER, mtu=mtu, ip_version=ip_version, txqueuelen=txqueuelen, nic=sender_nic, pause=pause, cpu=cpu, bus=sender_bus),
             {"name": "rs", "kind": "router", "fc": dict(router_fc)},
             {"name": "rr", "kind": "router", "fc": dict(router_fc)},
             _host(RECEIVER, mtu=mtu, ip_version=ip_version, txqueuelen=txqueuelen, nic=nic, pause=pause, cpu=cpu),

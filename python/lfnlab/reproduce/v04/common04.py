@@ -225,9 +225,9 @@ def stall_note(table: pd.DataFrame, where: Sequence[str]) -> list[str]:
     points = "; ".join(", ".join(f"{c} {show(r[c])}" for c in where) for _, r in stalled.iterrows())
     return [
         f"Send stalls (qdisc full, CWR with `cwr_gradual`) at {len(stalled)} of {len(table)} points: {points}. In slow "
-        "start TCP sends 1.5 segments per segment acknowledged; once the ACK clock reaches the bus limit the excess "
-        "piles up in the sender, whose own bus is barely faster than the receiver's, and the 10000-packet qdisc "
-        "overflows if a round lasts long enough. CWR then cuts cwnd to the BIC decrease of the stall window, and BIC "
+        "start TCP sends 1.5 segments per segment acknowledged; when the sender's own NIC path drains little faster than "
+        "the path (a rate cap, or the sender's bus when it is shared: 0.17 % above the receiver's) the excess piles up "
+        "in the sender's qdisc rather than in the router, and the qdisc overflows if a round lasts long enough. CWR then cuts cwnd to the BIC decrease of the stall window, and BIC "
         "2.6.12 regrows by about 16 segments per RTT (its increase counts ACKs, one per two segments), so at long RTT "
         "the run can end below the receiver limit."
     ]

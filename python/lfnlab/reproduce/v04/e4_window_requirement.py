@@ -2,7 +2,9 @@
 
 The BIC stream over T4-P (MTU 9198, IPv6, PAUSE on) with ``B_snd = B_rcv = k·BDP`` for a
 sweep of k at each RTT, in three receiver variants: (a) φ = ½ with ``payload`` charging (the
-default), (b) φ = ¾ (``adv_win_scale`` 2), (c) φ = ½ with ``pow2`` charging. The §2.8 window
+default), (b) φ = ¾ (``adv_win_scale`` 2), (c) φ = ½ with ``pow2`` charging, and a sensitivity
+variant (d), (b) with the sender's bus shared instead of unlimited (spec 04 §5, reported and not
+judged). The §2.8 window
 rule is coded, not any multiple of the BDP: the k that suffices has to come out of the runs.
 Per run: the sustained rate, the peak of M_used/BDP, the peak router queue and losses; per RTT
 and variant, the smallest k whose rate reaches 95 % of that curve's maximum.
@@ -20,7 +22,7 @@ import pandas as pd
 
 from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table
-from ..path04 import MTU_JUMBO, bdp_bytes, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
+from ..path04 import MTU_JUMBO, SENDER_BUS, bdp_bytes, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
@@ -43,11 +45,19 @@ from .common04 import (
 
 @dataclass(frozen=True)
 class Variant:
-    """A receiver variant of E4.4: label, ``adv_win_scale`` s (φ = 1 − 2^−s) and charging."""
+    """A variant of E4.4: label, ``adv_win_scale`` s (φ = 1 − 2^−s), charging, and the sender's
+    bus model (:data:`~lfnlab.reproduce.path04.SENDER_BUS` unless a variant says otherwise)."""
 
     key: str
     adv_win_scale: int
     truesize_model: str
+    sender_bus: str = SENDER_BUS
+
+    @property
+    def checked(self) -> bool:
+        """The checks judge the spec's variants (a–c) on the default hosts; a variant that
+        changes the sender's bus is a sensitivity run, reported and not judged."""
+        return self.sender_bus == SENDER_BUS
 
     @property
     def phi(self) -> float:
@@ -61,12 +71,20 @@ class Variant:
         return min(self.phi, WRITER_WAKE)
 
     def __str__(self) -> str:
-        return f"({self.key}) φ = {self.phi:g}, {self.truesize_model}"
+        bus = "" if self.sender_bus == SENDER_BUS else f", sender bus {self.sender_bus}"
+        return f"({self.key}) φ = {self.phi:g}, {self.truesize_model}{bus}"
 
 
 #: The writer wakes when Q_snd ≤ ⅔·B_snd (spec 04 §2.8 sender rule 1).
 WRITER_WAKE = 2.0 / 3.0
-VARIANTS = (Variant("a", 1, "payload"), Variant("b", 2, "payload"), Variant("c", 1, "pow2"))
+#: (a)–(c) are spec 04 §3's variants; (d) is (b) with the sender's bus shared like the
+#: receiver's, the other side of the §5 bus CHOICE (path04.SENDER_BUS), reported unjudged.
+VARIANTS = (
+    Variant("a", 1, "payload"),
+    Variant("b", 2, "payload"),
+    Variant("c", 1, "pow2"),
+    Variant("d", 2, "payload", sender_bus="shared"),
+)
 #: "The smallest k reaching 95 % of that curve's maximum" (spec 04 §3 E4.4).
 REACH_SHARE = 0.95
 #: k = 1 is window-limited for every variant: its rate lies between 0.95·min(φ, ⅔)·B/RTT and
@@ -155,6 +173,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                                 seed=s,
                                 adv_win_scale=v.adv_win_scale,
                                 truesize_model=v.truesize_model,
+                                sender_bus=v.sender_bus,
                             ),
                         )
                     )
@@ -197,6 +216,11 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         "B_snd = B_rcv = B the writer blocks at Q_snd = B and wakes only at ⅔·B (§2.8 sender rule 1), so once the unsent "
         "data have left, the flight falls to ⅔·B before new data are written; the runs settle at ⅔·B/RTT "
         "(`rate_over_held_bound` ≈ 1), 0.89 of φ·B/RTT.",
+        "Variant (d) is (b) with the sender's bus shared like the receiver's (PCI-X, spec 04 §2.4), the other side of "
+        "the §5 bus CHOICE (by default the sender's bus is unlimited, docs/ten-gig-hosts.md). Its limit, the sender's "
+        "frames plus the ACKs it receives, is only 0.17 % above the receiver's, so the slow-start overshoot waits in the "
+        "sender's qdisc rather than in R_r's buffer; where a round lasts long enough the 10000-packet qdisc fills before "
+        "cwnd reaches the BDP. (d) is reported, not checked.",
         NOT_BUILT_NOTE,
         SEEDS_NOTE,
     ]
@@ -214,6 +238,7 @@ def t44_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
                     "variant": v.key,
                     "phi": v.phi,
                     "truesize_model": v.truesize_model,
+                    "sender_bus": v.sender_bus,
                     "rtt_ms": rtt * 1e3,
                     "k": k,
                     "buffer_MB": round(k * bdp(rtt)) / 1e6,
@@ -259,6 +284,7 @@ def reach_table(p: Params, table: pd.DataFrame) -> pd.DataFrame:
                     "variant": v.key,
                     "phi": v.phi,
                     "truesize_model": v.truesize_model,
+                    "sender_bus": v.sender_bus,
                     "rtt_ms": rtt * 1e3,
                     "max_sustained_Gbps": top,
                     "k_at_max": float(g.loc[g["sustained_Gbps"].idxmax(), "k"]),
@@ -272,6 +298,8 @@ def reach_table(p: Params, table: pd.DataFrame) -> pd.DataFrame:
 def _checks(p: Params, table: pd.DataFrame) -> list[Check]:
     checks: list[Check] = []
     for v in p.variants:
+        if not v.checked:
+            continue
         for rtt in p.rtts_s:
             g = _curve(table, v.key, rtt * 1e3).set_index("k")
             tag = f"({v.key}) φ = {v.phi:g} {v.truesize_model}, RTT {rtt * 1e3:g} ms"
@@ -383,15 +411,16 @@ EXPERIMENT = Experiment(
     id="04.E4.4",
     title="window-size requirement",
     summary="the T4-P stream (MTU 9198, IPv6, PAUSE) with B = k·BDP for k from ½ to 5 at each RTT, for φ = ½ and ¾ and "
-    "pow2 charging: sustained rate vs k, M_used/BDP, router queue, and the smallest k reaching 95 % of the maximum (T4.4, F4.4)",
+    "pow2 charging (and φ = ¾ with the sender's bus shared): sustained rate vs k, M_used/BDP, router queue, and the "
+    "smallest k reaching 95 % of the maximum (T4.4, F4.4)",
     reference="spec 04 §3 (E4.4), §2.8, §2.13, §4, §5 (window rule)",
     checks=(
         "The §2.8 receiver rules are coded with φ = 1 − 2^−s and the chosen charging; no multiple of the BDP is. Checks: "
-        "packet conservation in every run; for every variant and RTT, the rate at k = 1 is window-limited near φ·B/RTT "
+        "packet conservation in every run; for every variant of the spec (a–c) and RTT, the rate at k = 1 is window-limited near φ·B/RTT "
         "(the analytic bound, within [0.95, 1 + RTT/T_steady]; for φ = ¾ the writer's wake-up at ⅔·B_snd lowers the "
         "floor to ⅔·B/RTT), it rises from k = 1 to k = 2 and does not fall (within "
         "1 %) from k = 2 to k = 3. The smallest k reaching 95 % of each curve's maximum is computed and reported beside "
-        "the window rule's prediction, not checked."
+        "the window rule's prediction, not checked. Variant (d), the sender's bus shared, is reported and not judged."
     ),
     full=FULL,
     quick=QUICK,

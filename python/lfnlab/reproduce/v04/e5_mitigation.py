@@ -245,10 +245,9 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         "Gbit/s), one B for the four configurations (CHOICE), so only the mitigation differs. Under the cap the window "
         "(φ·B = 1.5 BDP) exceeds what the capped path carries, and the excess waits in the sender's qdisc and TX ring.",
         "The receiver's limit is its bus with its ACKs: "
-        f"{receiver_bus_limit_bps(MTU_JUMBO, 6) / GBPS:.4f} Gbit/s; the sender's bus (its own frames plus the ACKs it "
-        "receives) allows 8.356 Gbit/s, only 0.17 % more. So with PAUSE most of the excess window at first sits in the "
-        "sender's qdisc and TX ring and moves to R_r's egress at the difference of the two rates (about 14 Mbit/s): the "
-        "router queue keeps growing through a run and is far from its steady state in short runs.",
+        f"{receiver_bus_limit_bps(MTU_JUMBO, 6) / GBPS:.4f} Gbit/s. The sender's bus is unlimited (spec 04 §5 CHOICE, "
+        "path04.SENDER_BUS), so without a cap the excess window leaves the sender at line rate and, with PAUSE, waits in "
+        "R_r's egress toward the receiver; under the cap it waits in the sender's qdisc and TX ring.",
         "Queue in ms: the maximum router queue (L2 bytes) drained at the run's sustained rate counted in L2 bytes. srtt "
         "minus the smallest RTT the flow measured (`min_rtt` of the trace) stands for 'mean srtt minus base RTT'.",
         "The cap check allows one segment per end of the steady window on top of cap·MSS_eff/W (the rate is read from "
@@ -394,7 +393,7 @@ def _expectations(p: Params, main: pd.DataFrame) -> pd.DataFrame:
                 and ii["srtt_minus_base_ms"] > 0
                 and ii["share_of_receiver_limit"] >= NEAR
                 else "partly",
-                f"'near' read as ≥ {NEAR:g} of the limit; the RTT rise mostly comes from the sender's qdisc (see notes)",
+                f"'near' read as ≥ {NEAR:g} of the limit; the RTT rise is the wait in R_r's egress",
             )
         )
         rows.append(
