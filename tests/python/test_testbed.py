@@ -216,12 +216,26 @@ def _wait_for_transfer(p: subprocess.Popen[str], timeout_s: float = 30.0) -> dic
 def _assert_nothing_left(run_pid: int, children: dict[int, bytes]) -> None:
     names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
     assert f"lfnlab-{run_pid}-" not in names, names
-    for pid, cmdline in children.items():
-        try:
-            still = Path(f"/proc/{pid}/cmdline").read_bytes() == cmdline
-        except OSError:
-            still = False
-        assert not still, f"process {pid} of the run is still there: {cmdline!r}"
+    # A killed run's processes are reaped by init an instant later: a zombie (state Z or X,
+    # whose cmdline reads empty) is dead, and the others get a few seconds to go.
+    deadline = time.monotonic() + 5.0
+    left = {pid: c for pid, c in children.items() if _alive(pid, c)}
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = {pid: c for pid, c in left.items() if _alive(pid, c)}
+    for pid, cmdline in left.items():
+        raise AssertionError(f"process {pid} of the run is still there: {cmdline!r}")
+
+
+def _alive(pid: int, cmdline: bytes) -> bool:
+    """Whether the process ``pid`` with this command line still runs (not a zombie)."""
+    try:
+        if Path(f"/proc/{pid}/cmdline").read_bytes() != cmdline:
+            return False
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
 
 
 @pytest.fixture(scope="module")
