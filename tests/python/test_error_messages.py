@@ -43,6 +43,7 @@ SCENARIO: list[tuple[str, dict[str, Any]]] = [
     ("a capture of a link that does not exist", {"capture": [{"link": "snd->rcv"}]}),
     ("a capture snap length below the Ethernet minimum", {"capture": [{"link": "snd->wan", "snaplen": "10B"}]}),
     ("a zero event limit", {"sim.max_events": 0}),
+    ("a monitor bin of 1 ns over a 60 s run", {"monitor[0].bin": "1ns"}),
 ]
 
 #: Sweep plans, as the TOML text after the `[sweep]` header line.

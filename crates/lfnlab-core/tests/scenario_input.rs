@@ -519,6 +519,28 @@ fn monitors_name_an_existing_link() {
     );
 }
 
+/// A bin so narrow that its series would hold more than 10^7 bins is refused at
+/// its key path: bins close inside other events, beyond the run's limits.
+#[test]
+fn bins_per_series_are_bounded() {
+    let bound = lfnlab_core::scenario::bins::MAX_BINS_PER_SERIES;
+    // BASE runs 10 s: 1 µs bins make exactly the bound, 999 ns one bin more.
+    let monitor = |bin: &str| format!("{BASE}\n[[monitor]]\nlink = \"a->r\"\nbin = \"{bin}\"\n");
+    let ok = load(&monitor("1us")).unwrap();
+    assert_eq!(lfnlab_core::scenario::bins::series(&ok).iter().map(|x| x.2).max(), Some(bound));
+    assert_err(load(&monitor("999ns")), "test.toml", "monitor[0].bin", "at most 10000000 bins per series");
+    assert_err(load(&monitor("1ns")), "test.toml", "monitor[0].bin", "makes 10000000000 bins");
+    let trace = edit("duration = \"10s\"\n", "duration = \"10s\"\ntrace = { mode = \"bin\", bin = \"100ns\" }\n");
+    assert_err(load(&trace), "test.toml", "sim.trace.bin", "over sim.duration 10s");
+    let off = edit("duration = \"10s\"\n", "duration = \"10s\"\ntrace = { mode = \"off\", bin = \"100ns\" }\n");
+    assert!(load(&off).is_ok(), "a trace that is off makes no bins");
+    let cpu = edit("name = \"a\"\nkind = \"host\"\n", "name = \"a\"\nkind = \"host\"\ncpu = { bin = \"100ns\" }\n");
+    assert_err(load(&cpu), "test.toml", "node[0].cpu.bin", "bins per series");
+    // The bound follows the duration as overridden.
+    assert!(load_with(&monitor("100ns"), &["sim.duration=1s"]).is_ok());
+    assert_err(load_with(&monitor("100ns"), &["sim.duration=2s"]), "test.toml", "monitor[0].bin", "over sim.duration 2s");
+}
+
 #[test]
 fn set_is_applied() {
     let text = dumbbell_text();

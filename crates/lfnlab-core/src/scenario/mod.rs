@@ -8,6 +8,7 @@
 pub mod model;
 pub mod units;
 
+pub mod bins;
 pub mod capture;
 mod cc_names;
 mod decimal;

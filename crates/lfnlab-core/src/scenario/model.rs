@@ -65,7 +65,7 @@ pub struct SimSpec {
 pub struct TraceSpec {
     /// `bin` (default), `event` or `off`.
     pub mode: Option<TraceMode>,
-    /// Bin width for `mode = "bin"`, default 10 ms.
+    /// Bin width for `mode = "bin"`, default 10 ms; at most 10^7 bins per run.
     pub bin: Option<TimeSpan>,
 }
 
@@ -259,7 +259,8 @@ pub struct CpuSpec {
     pub write_size: Option<ByteSize>,
     /// The application's read() size r, default 128 KiB.
     pub read_size: Option<ByteSize>,
-    /// Bin of the per-core accounting in the summary, default 1 s (spec 04 §2.13).
+    /// Bin of the per-core accounting in the summary, default 1 s (spec 04 §2.13);
+    /// at most 10^7 bins per run.
     pub bin: Option<TimeSpan>,
 }
 
@@ -728,7 +729,7 @@ pub struct TcpParams {
 pub struct MonitorSpec {
     /// `"a->b"`: the egress of node a toward node b.
     pub link: String,
-    /// Bin width.
+    /// Bin width; at most 10^7 bins per run.
     pub bin: TimeSpan,
     /// Record the first N frames leaving this egress in `packets.parquet`
     /// (default 0: no capture).

@@ -48,6 +48,7 @@ pub fn resolve(mut s: Scenario, origin: &str) -> Result<Scenario, InputError> {
     super::host_cpu::resolve_host_cpus(&mut s.node, &s.flow, &ctx)?;
     resolve_monitors(&mut s.monitor, &graph, &ctx)?;
     super::capture::resolve_captures(&mut s.capture, &s.flow, &graph, duration, &ctx)?;
+    super::bins::check_bin_counts(&s, &ctx)?;
     Ok(s)
 }
 
