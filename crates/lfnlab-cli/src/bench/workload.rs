@@ -77,7 +77,9 @@ pub struct TenGig {
 
 impl TenGig {
     fn body(&self) -> String {
-        let host = |name: &str| format!("[[node]]\nname = \"{name}\"\nkind = \"host\"\nmtu = 9198\nip_version = 6\ntxqueuelen = 10000\nnic = {{}}\nfc = {{ send = true, honour = true }}\n");
+        // As 04.E4.1 since e7e5065 (path04.SENDER_BUS, spec 04 §5 CHOICE): the
+        // receiver has the shared PCI-X bus, the sender's bus is unlimited.
+        let host = |name: &str, bus: &str| format!("[[node]]\nname = \"{name}\"\nkind = \"host\"\nmtu = 9198\nip_version = 6\ntxqueuelen = 10000\nnic = {{}}\nfc = {{ send = true, honour = true }}\nbus = {{ model = \"{bus}\" }}\n");
         let router = |name: &str| format!("[[node]]\nname = \"{name}\"\nkind = \"router\"\nfc = {{ honour = true }}\n");
         // Router egresses hold 256 MiB (B_router, spec 04 §2.11); a host's egress is its qdisc.
         let link = |a: &str, b: &str, delay: &str| {
@@ -86,10 +88,10 @@ impl TenGig {
         };
         format!(
             "{}{}{}{}{}{}{}[[flow]]\nname = \"bulk\"\nkind = \"tcp_bulk\"\nfrom = \"hs\"\nto = \"hr\"\ncc = \"bic\"\nprofile = \"linux-2.6\"\nsndbuf = \"{bufs}\"\nrcvbuf = \"{bufs}\"\n",
-            host("hs"),
+            host("hs", "none"),
             router("rs"),
             router("rr"),
-            host("hr"),
+            host("hr", "shared"),
             link("hs", "rs", "50ns"),
             link("rs", "rr", self.one_way),
             link("rr", "hr", "50ns"),
