@@ -132,6 +132,8 @@ pub struct SweepMeasurement {
     pub workers: usize,
     pub serial_wall_s: f64,
     pub parallel_wall_s: f64,
+    /// The same speed-up for pure arithmetic, measured just after (`sweep::arithmetic_speedup`).
+    pub machine_speedup: f64,
 }
 
 impl SweepMeasurement {
@@ -146,6 +148,7 @@ impl SweepMeasurement {
             "serial_wall_s": self.serial_wall_s,
             "parallel_wall_s": self.parallel_wall_s,
             "speedup": self.speedup(),
+            "machine_speedup": self.machine_speedup,
         })
     }
 }
@@ -157,6 +160,7 @@ pub fn sweep_repeats_json(runs: &[SweepMeasurement]) -> Value {
     v["speedup_runs"] = json!(runs.iter().map(SweepMeasurement::speedup).collect::<Vec<_>>());
     v["serial_wall_s_runs"] = json!(runs.iter().map(|m| m.serial_wall_s).collect::<Vec<_>>());
     v["parallel_wall_s_runs"] = json!(runs.iter().map(|m| m.parallel_wall_s).collect::<Vec<_>>());
+    v["machine_speedup_runs"] = json!(runs.iter().map(|m| m.machine_speedup).collect::<Vec<_>>());
     v
 }
 
@@ -238,10 +242,12 @@ mod tests {
 
     #[test]
     fn sweep_speedup_is_serial_over_parallel() {
-        let s = |p: f64| SweepMeasurement { name: "s".into(), runs: 8, workers: 2, serial_wall_s: 16.0, parallel_wall_s: p };
+        let s = |p: f64| SweepMeasurement { name: "s".into(), runs: 8, workers: 2, serial_wall_s: 16.0, parallel_wall_s: p, machine_speedup: 20.0 / p };
         assert_eq!(s(8.0).speedup(), 2.0);
         let v = sweep_repeats_json(&[s(10.0), s(8.0), s(9.0)]);
         assert_eq!(v["parallel_wall_s"], 9.0);
         assert_eq!(v["speedup_runs"], json!([1.6, 2.0, 16.0 / 9.0]));
+        assert_eq!(v["machine_speedup"], 20.0 / 9.0, "the median repeat's own ceiling");
+        assert_eq!(v["machine_speedup_runs"], json!([2.0, 2.5, 20.0 / 9.0]));
     }
 }

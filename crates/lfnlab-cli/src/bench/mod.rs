@@ -98,13 +98,15 @@ fn print_run(m: &Measurement) {
 
 fn print_sweep(m: &SweepMeasurement) {
     say(format_args!(
-        "{}: {} runs one after another {:.2} s, on {} threads {:.2} s: speed-up {:.2}",
+        "{}: {} runs one after another {:.2} s, on {} threads {:.2} s: speed-up {:.2} (pure arithmetic on {} threads: {:.2})",
         m.name,
         m.runs,
         m.serial_wall_s,
         m.workers,
         m.parallel_wall_s,
-        m.speedup()
+        m.speedup(),
+        m.workers,
+        m.machine_speedup
     ));
 }
 

@@ -132,6 +132,9 @@ fn a_sweep_times_equal_runs_both_ways() {
     let m = sweep::measure("tiny", &s, 4, 2).unwrap();
     assert_eq!((m.runs, m.workers), (4, 2));
     assert!(m.serial_wall_s > 0.0 && m.parallel_wall_s > 0.0);
+    // The arithmetic ceiling is measured beside it (its size depends on the load:
+    // other tests run on the same cores).
+    assert!(m.machine_speedup.is_finite() && m.machine_speedup > 0.0, "machine speed-up {}", m.machine_speedup);
 }
 
 #[test]
