@@ -181,14 +181,18 @@ class Run:
     children: dict[int, bytes]
 
 
+def _stat(pid: int | str) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name: [state, ppid, ...]."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def _children(pid: int) -> dict[int, bytes]:
     """The processes whose parent is ``pid``, with their command lines."""
     out = {}
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                stat = (d / "stat").read_text()
-                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                if int(_stat(d.name)[1]) == pid:
                     out[int(d.name)] = (d / "cmdline").read_bytes()
             except (OSError, IndexError, ValueError):
                 pass
@@ -232,7 +236,7 @@ def _alive(pid: int, cmdline: bytes) -> bool:
     try:
         if Path(f"/proc/{pid}/cmdline").read_bytes() != cmdline:
             return False
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        state = _stat(pid)[0]
     except (OSError, IndexError):
         return False
     return state not in ("Z", "X")

@@ -7,7 +7,7 @@ in whole nanoseconds, written in the largest unit that divides the value.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Union
 
 __all__ = ["rate", "size", "time", "show_rate", "show_time", "show_size", "describe"]
 
@@ -74,7 +74,9 @@ def show_size(nbytes: float) -> str:
 _SHOW = {"bps": show_rate, "s": show_time, "B": show_size}
 
 
-def _show(value: Any, unit: str) -> str:
+def _show(value: Any, unit: Union[str, tuple[str, ...]]) -> str:
+    if isinstance(unit, tuple):  # a list of records, one unit per position: "(a, b); (c, d)"
+        return "; ".join("(" + ", ".join(_show(x, u) for x, u in zip(v, unit)) + ")" for v in value) if value else "—"
     if isinstance(value, (tuple, list)):
         return ", ".join(_show(v, unit) for v in value)
     if value is None:
@@ -90,7 +92,8 @@ def _show(value: Any, unit: str) -> str:
 
 def describe(params: Any) -> list[tuple[str, str]]:
     """(label, value) rows of a parameters dataclass whose fields carry
-    ``metadata={"label": ..., "unit": ...}`` (unit ``bps``, ``s``, ``B`` or free text)."""
+    ``metadata={"label": ..., "unit": ...}`` (unit ``bps``, ``s``, ``B`` or free text; for a
+    tuple of records, a tuple of such units, one per position)."""
     rows = []
     for f in dataclasses.fields(params):
         label = f.metadata.get("label", f.name)

@@ -19,7 +19,7 @@ import pandas as pd
 from .. import quantities as q
 from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table
-from ..path04 import MIB, MTU_JUMBO, MTU_STD, mss_eff, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
+from ..path04 import MIB, MTU_JUMBO, MTU_STD, host_limit_bps, mss_eff, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
 from .common04 import (
@@ -42,9 +42,16 @@ IP_VERSIONS = (4, 6)
 #: 20 bytes longer over IPv6, which moves the bus-limited ratio by 0.1 % (MTU 9198) and 0.6 %
 #: (1500) above the header prediction; the table shows that prediction as well.
 RATIO_TOLERANCE = 0.01
-#: E4.1's best B per (MTU, RTT) from its full form (T4.1-best), to be filled in once that form
-#: has been run: ((mtu, rtt_s, B bytes), ...). Until then E4.2 runs B = 3·BDP only.
-E41_BEST_BUFFERS: Optional[tuple[tuple[int, float, float], ...]] = None
+#: E4.1's best B per (MTU, RTT), Chelsio profile (E4.2's host), from its full form at e7e5065
+#: (``T4.1-best``, docs/bench-results/04.E4.1-e7e5065/T4.1-best.csv): ((mtu, rtt_s, B bytes), ...).
+#: ``None`` runs B = 3·BDP only.
+E41_BEST_BUFFERS: Optional[tuple[tuple[int, float, float], ...]] = tuple(
+    (mtu, rtt_ms / 1e3, float(mib * MIB))
+    for mtu, rtt_ms, mib in (
+        (MTU_JUMBO, 0, 8), (MTU_JUMBO, 100, 512), (MTU_JUMBO, 200, 512), (MTU_JUMBO, 300, 768), (MTU_JUMBO, 400, 1024),
+        (MTU_STD, 0, 1), (MTU_STD, 100, 1536), (MTU_STD, 200, 1536), (MTU_STD, 300, 512), (MTU_STD, 400, 1024),
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,7 @@ class Params:
         default=float(MIB), metadata={"label": "smallest B (RTT 0: 3·BDP of a µs-scale base RTT)", "unit": "B"}
     )
     best_buffers: Optional[tuple[tuple[int, float, float], ...]] = field(
-        default=E41_BEST_BUFFERS, metadata={"label": "best B of E4.1 (MTU, RTT s, bytes); — = not yet known"}
+        default=E41_BEST_BUFFERS, metadata={"label": "best B of E4.1 (MTU, RTT, B); — = none", "unit": ("bytes", "s", "B")}
     )
     steady_fraction: float = field(default=0.5, metadata={"label": "steady window: last fraction of the run"})
 
@@ -115,6 +122,12 @@ def bus_ratio(mtu: int) -> float:
     return receiver_bus_limit_bps(mtu, 4) / receiver_bus_limit_bps(mtu, 6)
 
 
+def host_limit_ratio(mtu: int) -> float:
+    """Ratio of the hosts' limits (IPv4 over IPv6): the lower of the bus limit and the CPU cap,
+    whose §2.7 costs are partly per frame and partly per byte."""
+    return host_limit_bps(mtu, 4) / host_limit_bps(mtu, 6)
+
+
 _KEYS = ("peak_bps", "rx_fifo_drop", "egress_drop", "pause_xoff_sent", "retransmitted", "timeouts", "send_stalls")
 
 
@@ -161,7 +174,8 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             "Sustained rate (Gbit/s, mean app_rx_rate over the last "
             f"{p.steady_fraction:.0%} of the run; mean and min–max over the seeds) with IPv4 and IPv6 per MTU, RTT and "
             "buffer; ratio v4/v6 and relative difference (v4 − v6)/v6; header-overhead prediction MSS_eff(v4)/MSS_eff(v6); "
-            "the bus-limit prediction (receiver bus with one ACK per two segments, the ACK 20 B longer over IPv6).",
+            "the bus-limit prediction (receiver bus with one ACK per two segments, the ACK 20 B longer over IPv6); the "
+            "host-limit prediction (the lower of that bus limit and the §2.7 CPU cap, per version).",
             table,
             digits=6,
         ),
@@ -172,11 +186,12 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         f"B = {p.bdp_multiple:g}·BDP with BDP = R_ref·RTT/8 and IPv6's R_ref, one B for both IP versions of a (MTU, RTT); at "
         f"RTT 0 the BDP is that of a base RTT of tens of µs, so B is at least {q.show_size(p.buffer_floor_bytes)} (E4.1's "
         "smallest buffer, CHOICE).",
-        "The spec also runs 'the best B found in E4.1 for each RTT'. E4.1's full form has not been run yet, so that value "
-        "is not known and only B = 3·BDP is run; `best_buffers` (e2_ipv6.E41_BEST_BUFFERS, from E4.1's T4.1-best) adds "
-        "those points."
+        "The spec also runs 'the best B found in E4.1 for each RTT'; `best_buffers` is empty here, so only B = 3·BDP "
+        "is run (e2_ipv6.E41_BEST_BUFFERS holds E4.1's T4.1-best)."
         if not p.best_buffers
-        else "The 'best' rows use the best B of E4.1's full form (T4.1-best).",
+        else "The 'best' rows use the best B of E4.1's full form at e7e5065 (T4.1-best, Chelsio profile; "
+        "docs/bench-results/04.E4.1-e7e5065). Where several B reach the bus limit to 10⁻⁶, T4.1-best names the one "
+        "whose sustained rate was highest, not the smallest.",
         NOT_BUILT_NOTE,
         SEEDS_NOTE,
     ]
@@ -203,6 +218,7 @@ def t42_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
                 row["relative_difference"] = ratio - 1.0
                 row["header_prediction"] = header_ratio(mtu)
                 row["bus_prediction"] = bus_ratio(mtu)
+                row["host_limit_prediction"] = host_limit_ratio(mtu)
                 row["ratio_over_header_prediction"] = ratio / header_ratio(mtu)
                 rows.append(row)
     return pd.DataFrame(rows)
@@ -220,7 +236,12 @@ def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
                     for mtu, g in table.groupby("mtu", sort=False)
                 ),
                 "yes" if float(dev.max()) <= RATIO_TOLERANCE else "no",
-                "the rest of the difference is the ACK's longer IPv6 header on the receiver's bus (bus_prediction)",
+                "; ".join(
+                    f"MTU {mtu}: host-limit prediction {host_limit_ratio(mtu):.4f} "
+                    f"({'bus' if host_limit_bps(mtu, 6) >= receiver_bus_limit_bps(mtu, 6) else 'CPU cap'})"
+                    for mtu in table["mtu"].unique()
+                )
+                + ": the rest of the difference is where the hosts' limit lies (host_limit_prediction)",
             )
         ]
     )
