@@ -223,12 +223,10 @@ def _assert_nothing_left(run_pid: int, children: dict[int, bytes]) -> None:
     # A killed run's processes are reaped by init an instant later: a zombie (state Z or X,
     # whose cmdline reads empty) is dead, and the others get a few seconds to go.
     deadline = time.monotonic() + 5.0
-    left = {pid: c for pid, c in children.items() if _alive(pid, c)}
-    while left and time.monotonic() < deadline:
+    left = dict(children)
+    while (left := {pid: c for pid, c in left.items() if _alive(pid, c)}) and time.monotonic() < deadline:
         time.sleep(0.1)
-        left = {pid: c for pid, c in left.items() if _alive(pid, c)}
-    for pid, cmdline in left.items():
-        raise AssertionError(f"process {pid} of the run is still there: {cmdline!r}")
+    assert not left, f"processes of the run are still there: {left!r}"
 
 
 def _alive(pid: int, cmdline: bytes) -> bool:
