@@ -72,6 +72,8 @@ MALFORMED: list[tuple[str, str, str, str]] = [
     ("range without stop", plan_text('[[axis]]\nkey = "link[1].rate"\nrange = { start = 5, step = 1 }\n'), "axis[0].range", 'missing "stop"'),
     ("range of strings", plan_text('[[axis]]\nkey = "link[1].rate"\nrange = { start = "1Gbps", stop = 2, step = 1 }\n'), "axis[0].range.start", "expected a number"),
     ("range too long", plan_text('[[axis]]\nkey = "link[1].rate"\nrange = { start = 1, stop = 1000000, step = 1, unit = "Mbps" }\n'), "axis[0].range", "at most"),
+    # A fuzz input: a count past Decimal's 28 digits made `//` raise DivisionImpossible.
+    ("range beyond decimal precision", plan_text('[[axis]]\nkey = "link[1].rate"\nrange = { start = 1, stop = 4e300, step = 1, unit = "Mbps" }\n'), "axis[0].range", "more than 10^28 values"),
     ("bad unit", plan_text('[[axis]]\nkey = "link[1].rate"\nrange = { start = 1, stop = 2, step = 1, unit = "M bps" }\n'), "axis[0].range.unit", "expected a unit"),
     (
         "overlapping keys",

@@ -354,7 +354,10 @@ def _range_values(c: _Checker, spec: Any, where: str) -> tuple[Any, ...]:
         raise c.fail(f"{where}.step", f"must be positive, got {step}")
     if d_stop < d_start:
         raise c.fail(f"{where}.stop", f"must be at least start ({start}), got {stop}")
-    count = int((d_stop - d_start) // d_step) + 1
+    try:
+        count = int((d_stop - d_start) // d_step) + 1
+    except InvalidOperation:  # DivisionImpossible: a quotient past the context's 28 digits (stop = 4e300)
+        raise c.fail(where, f"gives more than 10^28 values; at most {MAX_AXIS_VALUES} per axis") from None
     if count > MAX_AXIS_VALUES:
         raise c.fail(where, f"gives {count} values; at most {MAX_AXIS_VALUES} per axis")
     points = [d_start + k * d_step for k in range(count)]
