@@ -42,6 +42,10 @@ SKIP = {"reproduce.json"}
 
 
 def lfnlab() -> list[str]:
+    """The command under test: LFNLAB_GOLDEN_CMD (for example another build's
+    ``python -m lfnlab.cli``), else the project's .venv."""
+    if os.environ.get("LFNLAB_GOLDEN_CMD"):
+        return os.environ["LFNLAB_GOLDEN_CMD"].split()
     exe = ROOT / ".venv" / "bin" / "lfnlab"
     if not exe.exists():
         sys.exit(f"golden: {exe} is missing: run scripts/bootstrap --build-only first")
@@ -103,7 +107,8 @@ def reproduction(experiment_id: str, work: Path) -> dict[str, Any]:
         "tables": {p.name: sha256(p.read_bytes()) for p in sorted(out.glob("*.csv"))},
         "checks": [[c.get("name"), c.get("measured"), c.get("passed")] for c in checks.get("checks", [])],
         "figures": {p.name: sha256(p.read_bytes()) for p in sorted(out.glob("*.png"))},
-        "report_md": sha256((out / "report.md").read_bytes()),
+        # The report names the command that made it, with this run's --out directory.
+        "report_md": sha256((out / "report.md").read_text(encoding="utf-8").replace(str(work), "WORK").encode("utf-8")),
         "runs": runs_under(out / "runs") if (out / "runs").is_dir() else {},
     }
 
