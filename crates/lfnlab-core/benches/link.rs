@@ -5,7 +5,7 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use lfnlab_core::engine::time::{SimTime, Span};
-use lfnlab_core::net::channel::Channel;
+use lfnlab_core::net::link::channel::Channel;
 use lfnlab_core::net::packet::Packet;
 
 /// 1538 wire bytes at 10 Gbit/s, in picoseconds.

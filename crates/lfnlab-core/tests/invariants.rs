@@ -6,6 +6,7 @@
 //! proptest prints the scenario.
 
 use lfnlab_core::scenario::load_str;
+use lfnlab_core::net::drop::DropCause;
 use lfnlab_core::sim;
 use proptest::prelude::*;
 
@@ -163,8 +164,15 @@ fn a_broken_book_is_caught_with_its_name() {
 fn a_link_that_loses_a_frame_and_a_drop_without_a_place_are_caught() {
     let v = caught(|w| w.channels[0].frames_launched += 1);
     assert!(v.invariant == "conservation" && v.detail.starts_with("link direction 0 ("), "{v:?}");
-    let v = caught(|w| w.ttl_drops += 1);
+    let v = caught(|w| w.books.drops.add(DropCause::Ttl));
     assert!(v.invariant == "conservation" && v.detail.starts_with("drops: books say"), "{v:?}");
+    // A balanced drop that its place never counted: a tail drop no queue owns.
+    let v = caught(|w| {
+        w.books.emitted_frames += 1;
+        w.books.dropped_frames += 1;
+        w.books.drops.add(DropCause::Tail);
+    });
+    assert!(v.invariant == "conservation" && v.detail.starts_with("drops of cause tail: books say"), "{v:?}");
 }
 
 /// Every example (gap pacing, the TCP-aware NIC, Quick-Start, switches, web

@@ -7,6 +7,7 @@
 //! `M_app = M0 − k_dma·(r_dma_real + r_dma_gap) − k_copy·r_copy − k_pkt·(r_pkt + r_gap_pkt)`.
 //! Like the link monitors, bins close lazily and add no events.
 
+pub use crate::results::summary::IoCounters;
 use crate::engine::time::{SimTime, Span};
 use crate::results::table::{Column, Table};
 
@@ -29,21 +30,6 @@ impl MemoryModel {
             - self.k_copy * per_s(r.copy_bytes)
             - self.k_pkt_bytes * per_s(r.frames + r.gap_frames)
     }
-}
-
-/// Counts of one host over an interval.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct IoCounters {
-    /// L2 bytes of real frames fetched by DMA.
-    pub dma_real_bytes: u64,
-    /// L2 bytes of gap frames fetched by DMA.
-    pub dma_gap_bytes: u64,
-    /// Payload bytes the application copied into socket buffers.
-    pub copy_bytes: u64,
-    pub frames: u64,
-    pub gap_frames: u64,
-    /// Line time taken by gap frames, wire bytes (preamble and IPG included).
-    pub gap_wire_bytes: u64,
 }
 
 pub struct HostIo {

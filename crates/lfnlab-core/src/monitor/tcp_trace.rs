@@ -151,7 +151,7 @@ impl TcpColumns {
         self.rcv_wnd.push(r.rcv.rcv_wnd());
         self.m_used.push(r.rcv.m_used);
         self.pacing_rate.push(if s.pacing() == Pacing::Off { 0.0 } else { snd.pacing_rate });
-        self.delivery_rate.push(snd.last_rate.map_or(0.0, |r| r.delivery_rate_bytes_per_s));
+        self.delivery_rate.push(snd.rate.last.map_or(0.0, |r| r.delivery_rate_bytes_per_s));
         self.ca_state.push(snd.state.name().to_string());
         self.dupacks.push(snd.dupacks as u64);
         self.sack_blocks.push(snd.stats.last_sack_blocks);
@@ -164,9 +164,9 @@ impl TcpColumns {
         self.bytes_acked.push(snd.stats.bytes_acked);
         self.bytes_read.push(r.rcv.bytes_read);
         // spec 04 §2.13 `app_tx_rate`: bytes the sender's application handed over.
-        self.bytes_written.push(snd.app_written);
+        self.bytes_written.push(snd.app.written);
         self.rounds.push(snd.stats.rounds);
-        self.snd_lim.push(snd.snd_lim.name().to_string());
+        self.snd_lim.push(snd.limits.current.name().to_string());
         let lt = snd.lim_time_at(now);
         self.lim_cwnd_s.push(lt[0].as_secs_f64());
         self.lim_rwnd_s.push(lt[1].as_secs_f64());

@@ -10,7 +10,7 @@
 
 use super::drop::DropCause;
 use super::packet::{FlowId, Packet};
-use super::queue::{Dequeue, Fifo, FlowView, Qdisc, QueueStats};
+use super::queue::{Dequeue, Fifo, FlowView, Qdisc, QueueStats, Refused};
 use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, Span};
 
@@ -63,7 +63,6 @@ pub struct BurstRedQueue {
     avg_bytes: f64,
     count: i64,
     idle_since: Option<SimTime>,
-    refused: DropCause,
 }
 
 impl BurstRedQueue {
@@ -78,7 +77,6 @@ impl BurstRedQueue {
             avg_bytes: 0.0,
             count: -1,
             idle_since: Some(SimTime::ZERO),
-            refused: DropCause::Tail,
         }
     }
 
@@ -140,18 +138,15 @@ impl BurstRedQueue {
 }
 
 impl Qdisc for BurstRedQueue {
-    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Packet> {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Refused> {
         self.decay_burst(now);
         self.burst_bytes += pkt.l2_bytes() as f64;
         if self.rng.bernoulli(self.loss_probability()) {
-            self.refused = DropCause::RandomLoss;
-            return Err(pkt);
+            return self.fifo.refuse(pkt, DropCause::RandomLoss);
         }
         if self.red_drops(now) {
-            self.refused = DropCause::Red;
-            return Err(pkt);
+            return self.fifo.refuse(pkt, DropCause::Red);
         }
-        self.refused = DropCause::Tail;
         self.fifo.enqueue(now, pkt)?;
         self.idle_since = None;
         Ok(())
@@ -167,14 +162,6 @@ impl Qdisc for BurstRedQueue {
 
     fn stats(&self) -> &QueueStats {
         self.fifo.stats()
-    }
-
-    fn count_drop(&mut self, cause: DropCause, bytes: u64) {
-        self.fifo.count_drop(cause, bytes);
-    }
-
-    fn refusal_cause(&self) -> DropCause {
-        self.refused
     }
 
     fn room_packets(&self, flow: FlowId, dir: u8) -> u64 {
@@ -240,8 +227,8 @@ mod tests {
                 Ok(()) => {
                     q.dequeue(t, &NoFlows(1));
                 }
-                Err(_) => {
-                    assert_eq!(q.refusal_cause(), DropCause::RandomLoss);
+                Err(r) => {
+                    assert_eq!(r.cause, DropCause::RandomLoss);
                     lost += 1;
                 }
             }
@@ -256,8 +243,8 @@ mod tests {
         let mut q = BurstRedQueue::new(BurstRedConfig { buffer_bytes: 3036, ..cfg(0.0, None) }, Stream::derive(1, "t"));
         assert!(q.enqueue(at_us(0), pkt()).is_ok());
         assert!(q.enqueue(at_us(0), pkt()).is_ok());
-        assert!(q.enqueue(at_us(0), pkt()).is_err());
-        assert_eq!(q.refusal_cause(), DropCause::Tail);
+        assert_eq!(q.enqueue(at_us(0), pkt()).unwrap_err().cause, DropCause::Tail);
+        assert_eq!(q.stats().drops.get(DropCause::Tail), 1, "the queue counts its drop");
     }
 
     #[test]
@@ -271,8 +258,8 @@ mod tests {
         // A standing queue of ~600 KB: the average climbs past min_th and RED drops some arrivals.
         let mut red_drops = 0;
         for i in 0..3000 {
-            if q.enqueue(at_us(i), pkt()).is_err() {
-                match q.refusal_cause() {
+            if let Err(r) = q.enqueue(at_us(i), pkt()) {
+                match r.cause {
                     DropCause::Red => red_drops += 1,
                     c => panic!("unexpected cause {c:?}"),
                 }

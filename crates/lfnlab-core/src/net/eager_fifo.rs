@@ -10,13 +10,14 @@
 //! queue lazily, when the queue is next consulted at or after their start, so
 //! the occupancy a drop-tail decision sees is exactly that of a FIFO that
 //! releases each frame when its transmission starts. Mechanism only: which
-//! ports may be eager is the world's policy (`sim::build`).
+//! ports may be eager is the world's policy (`sim::build`); the port holds it
+//! as `sim::port::PortQueue::Eager`, beside the polled disciplines.
 
 use std::collections::VecDeque;
 
 use super::drop::DropCause;
 use super::packet::Packet;
-use super::queue::{Dequeue, FlowView, Qdisc, QueueStats, TailLimit};
+use super::queue::{QueueStats, TailLimit};
 use crate::engine::time::SimTime;
 
 /// A frame accepted but not yet started on the line.
@@ -57,6 +58,12 @@ impl EagerFifo {
         self.limit.fits(&self.stats, l2_bytes)
     }
 
+    /// A frame of `l2_bytes` that does not [`fit`](Self::fits) is dropped (drop-tail).
+    #[inline]
+    pub fn drop_tail(&mut self, l2_bytes: u64) {
+        self.stats.on_drop(DropCause::Tail, l2_bytes);
+    }
+
     /// An accepted frame that starts on the line at `start` (not before the
     /// start of the frame ahead of it).
     #[inline]
@@ -84,45 +91,20 @@ impl EagerFifo {
         (self.waiting.len() as u64 - frames, self.waiting_l3_bytes - bytes)
     }
 
+    pub fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+
+    /// Counters agree and the occupancy is within the limit (`sim::invariants`).
+    pub fn check_limits(&self) -> Result<(), String> {
+        self.stats.check()?;
+        self.limit.check(&self.stats)
+    }
+
     /// Invariant: counters agree with contents (checked in debug builds).
     fn check(&self) {
         debug_assert_eq!(self.stats.packets, self.waiting.len() as u64);
         debug_assert_eq!(self.stats.bytes_enqueued, self.stats.bytes_dequeued + self.stats.bytes);
-    }
-}
-
-impl Qdisc for EagerFifo {
-    fn eager_waiting(&self, now: SimTime) -> Option<(u64, u64)> {
-        Some(self.waiting_at(now))
-    }
-
-    fn tail_limit(&self) -> Option<TailLimit> {
-        Some(self.limit)
-    }
-
-    /// Not used: an eager port goes through [`EagerFifo::push`], and the
-    /// frame itself through the link direction. Refuses, so that a wrong
-    /// caller loses a counted frame instead of holding one nobody serves.
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
-        debug_assert!(false, "an eager FIFO takes frames through push()");
-        Err(pkt)
-    }
-
-    /// Frames never wait here: they were put on the line on arrival.
-    fn dequeue(&mut self, _now: SimTime, _view: &dyn FlowView) -> Dequeue {
-        Dequeue::Empty
-    }
-
-    fn stats(&self) -> &QueueStats {
-        &self.stats
-    }
-
-    fn count_drop(&mut self, cause: DropCause, bytes: u64) {
-        self.stats.on_drop(cause, bytes);
-    }
-
-    fn as_eager(&mut self) -> Option<&mut EagerFifo> {
-        Some(self)
     }
 }
 

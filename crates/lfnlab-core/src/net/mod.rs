@@ -1,12 +1,9 @@
-//! The network: packets, link directions (channels), egress queues, routing.
+//! The network: packets, links (`link`: channels, loss models, impairments),
+//! egress queues, routing, switches.
 pub mod burst_red;
-pub mod channel;
 pub mod drop;
 pub mod eager_fifo;
-pub mod fq;
-pub mod gilbert;
-pub mod impair;
-pub mod ipg;
+pub mod link;
 pub mod packet;
 pub mod pause;
 pub mod phy;
@@ -14,5 +11,4 @@ pub mod proc_stage;
 pub mod queue;
 pub mod routing;
 pub mod switch;
-pub mod tcp_nic;
 pub mod timed_fifo;

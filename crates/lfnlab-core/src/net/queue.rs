@@ -1,10 +1,10 @@
 //! Egress queue disciplines (spec 06 §5.3 interface) and the drop-tail FIFO
 //! used by router/emulator ports and by the host `pfifo` qdisc.
 
+use std::any::Any;
 use std::collections::VecDeque;
 
 use super::drop::{DropCause, DropCounters};
-use super::eager_fifo::EagerFifo;
 use super::packet::{FlowId, Packet};
 use crate::engine::time::SimTime;
 
@@ -81,11 +81,26 @@ impl QueueStats {
         self.max_bytes = self.max_bytes.max(self.bytes);
     }
 
-    /// A refused frame of `bytes` (L2) was dropped by the caller.
+    /// A refused frame of `bytes` (L2) is dropped.
     #[inline]
     pub fn on_drop(&mut self, cause: DropCause, bytes: u64) {
         self.drops.add(cause);
         self.bytes_dropped += bytes;
+    }
+
+    /// Counters agree with the occupancy: enqueued = dequeued + held.
+    pub fn check(&self) -> Result<(), String> {
+        if self.enqueued != self.dequeued + self.packets || self.bytes_enqueued != self.bytes_dequeued + self.bytes {
+            return Err(format!("counters disagree: {self:?}"));
+        }
+        Ok(())
+    }
+
+    /// Count `pkt` as dropped for `cause` and hand it back refused.
+    #[inline]
+    pub fn refuse(&mut self, pkt: Packet, cause: DropCause) -> Result<(), Refused> {
+        self.on_drop(cause, pkt.l2_bytes());
+        Err(Refused { pkt, cause })
     }
 
     /// A frame of `bytes` (L2) left the queue.
@@ -98,23 +113,22 @@ impl QueueStats {
     }
 }
 
-/// An egress discipline. `enqueue` hands the packet back when refused, so the
-/// caller applies its own policy (router: drop; host: send stall, spec 06 §2.8).
-pub trait Qdisc {
-    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Packet>;
+/// A frame a queue refused, and why. The queue has counted the drop in its
+/// `QueueStats` (as ns-3's queue discs do); the caller books it
+/// (`sim::books::Books::book_drop`).
+#[derive(Debug)]
+pub struct Refused {
+    pub pkt: Packet,
+    pub cause: DropCause,
+}
+
+/// An egress discipline. `enqueue` counts and hands back a refused packet with
+/// its cause: every refusal is a drop (a host's TCP avoids them by asking
+/// `room_packets` first, spec 06 §2.8).
+pub trait Qdisc: AsAny {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Refused>;
     fn dequeue(&mut self, now: SimTime, view: &dyn FlowView) -> Dequeue;
     fn stats(&self) -> &QueueStats;
-    /// Count a refused packet that the caller dropped.
-    fn count_drop(&mut self, cause: DropCause, bytes: u64);
-    /// Why the last refused packet was refused (a full queue unless the
-    /// discipline drops for other reasons, e.g. spec 03 §2.8).
-    fn refusal_cause(&self) -> DropCause {
-        DropCause::Tail
-    }
-    /// The TCP-aware NIC's per-stream report (spec 03 §2.7.5); None for other disciplines.
-    fn tcp_nic_report(&self) -> Option<super::tcp_nic::TcpNicReport> {
-        None
-    }
     fn len_packets(&self) -> u64 {
         self.stats().packets
     }
@@ -122,22 +136,23 @@ pub trait Qdisc {
     fn room_packets(&self, _flow: FlowId, _dir: u8) -> u64 {
         u64::MAX
     }
-    /// The discipline when it is an [`EagerFifo`], which the world drives
-    /// through its own calls instead of enqueue/dequeue.
-    fn as_eager(&mut self) -> Option<&mut EagerFifo> {
-        None
+    /// The discipline's own invariants, in words if one is broken (`sim::invariants`):
+    /// by default its counters agree (enqueued = dequeued + held, in frames and bytes).
+    fn check(&self) -> Result<(), String> {
+        self.stats().check()
     }
+}
 
-    /// Frames and L3 bytes an eager FIFO has accepted whose transmission
-    /// starts after `now` (`net::eager_fifo`); `None` for every other discipline.
-    fn eager_waiting(&self, _now: SimTime) -> Option<(u64, u64)> {
-        None
-    }
+/// Any value as `Any`, so that a caller that knows a discipline's type can
+/// read what only that type reports (the TCP-aware NIC's streams), while the
+/// [`Qdisc`] trait knows none of its implementations.
+pub trait AsAny {
+    fn as_any(&self) -> &dyn Any;
+}
 
-    /// The tail-drop limit of a plain FIFO, for the occupancy invariant
-    /// (`sim::invariants`); `None` for disciplines with limits of their own.
-    fn tail_limit(&self) -> Option<TailLimit> {
-        None
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 
@@ -147,6 +162,9 @@ pub struct Fifo {
     items: VecDeque<Packet>,
     limit: TailLimit,
     stats: QueueStats,
+    /// The cause of a refusal: `Tail` at a forwarding port, `IfqFull` as a
+    /// host's `pfifo` (spec 06 §5.2).
+    full_cause: DropCause,
 }
 
 /// A drop-tail limit in L2 bytes and/or packets (spec 01 §2.8).
@@ -157,6 +175,14 @@ pub struct TailLimit {
 }
 
 impl TailLimit {
+    /// The occupancy in `stats` is within the limit (the drop-tail invariant).
+    pub fn check(&self, stats: &QueueStats) -> Result<(), String> {
+        if self.bytes.is_some_and(|b| stats.bytes > b) || self.packets.is_some_and(|n| stats.packets > n) {
+            return Err(format!("holds {} B in {} frames over its limit {self:?}", stats.bytes, stats.packets));
+        }
+        Ok(())
+    }
+
     /// Does a frame of `bytes` fit on top of the occupancy in `stats`?
     #[inline]
     pub fn fits(&self, stats: &QueueStats, bytes: u64) -> bool {
@@ -165,8 +191,19 @@ impl TailLimit {
 }
 
 impl Fifo {
+    /// A forwarding port's drop-tail FIFO.
     pub fn new(limit_bytes: Option<u64>, limit_packets: Option<u64>) -> Fifo {
-        Fifo { items: VecDeque::with_capacity(64), limit: TailLimit { bytes: limit_bytes, packets: limit_packets }, stats: QueueStats::default() }
+        Fifo {
+            items: VecDeque::with_capacity(64),
+            limit: TailLimit { bytes: limit_bytes, packets: limit_packets },
+            stats: QueueStats::default(),
+            full_cause: DropCause::Tail,
+        }
+    }
+
+    /// A host's `pfifo` of `txqueuelen` packets (spec 06 §5.3): a refusal is `IfqFull`.
+    pub fn host_ifq(txqueuelen: u64) -> Fifo {
+        Fifo { full_cause: DropCause::IfqFull, ..Fifo::new(None, Some(txqueuelen)) }
     }
 
     fn fits(&self, bytes: u64) -> bool {
@@ -177,6 +214,12 @@ impl Fifo {
         self.limit
     }
 
+    /// Refuse `pkt` for `cause` (a discipline built on this FIFO drops before it).
+    #[inline]
+    pub fn refuse(&mut self, pkt: Packet, cause: DropCause) -> Result<(), Refused> {
+        self.stats.refuse(pkt, cause)
+    }
+
     /// Invariant: counters agree with contents (checked in debug builds).
     fn check(&self) {
         debug_assert_eq!(self.stats.packets, self.items.len() as u64);
@@ -185,14 +228,15 @@ impl Fifo {
 }
 
 impl Qdisc for Fifo {
-    fn tail_limit(&self) -> Option<TailLimit> {
-        Some(self.limit)
+    fn check(&self) -> Result<(), String> {
+        self.stats.check()?;
+        self.limit.check(&self.stats)
     }
 
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
+    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Refused> {
         let bytes = pkt.l2_bytes();
         if !self.fits(bytes) {
-            return Err(pkt);
+            return self.stats.refuse(pkt, self.full_cause);
         }
         self.items.push_back(pkt);
         self.stats.on_enqueue(bytes);
@@ -215,10 +259,6 @@ impl Qdisc for Fifo {
         &self.stats
     }
 
-    fn count_drop(&mut self, cause: DropCause, bytes: u64) {
-        self.stats.on_drop(cause, bytes);
-    }
-
     fn room_packets(&self, _flow: FlowId, _dir: u8) -> u64 {
         self.limit.packets.map_or(u64::MAX, |p| p.saturating_sub(self.stats.packets))
     }
@@ -238,7 +278,8 @@ mod tests {
         let mut q = Fifo::new(Some(3036), None);
         assert!(q.enqueue(SimTime(0), pkt(1500)).is_ok());
         assert!(q.enqueue(SimTime(0), pkt(1500)).is_ok());
-        assert!(q.enqueue(SimTime(0), pkt(1500)).is_err());
+        let r = q.enqueue(SimTime(0), pkt(1500)).unwrap_err();
+        assert_eq!((r.cause, q.stats().drops.get(DropCause::Tail), q.stats().bytes_dropped), (DropCause::Tail, 1, 1518), "the queue counts its drop");
         assert!(matches!(q.dequeue(SimTime(0), &NoFlows(1)), Dequeue::Frame(_)));
         assert_eq!(q.stats().bytes, 1518);
         assert_eq!(q.stats().max_bytes, 3036);
@@ -246,8 +287,8 @@ mod tests {
 
     #[test]
     fn packet_limit() {
-        let mut q = Fifo::new(None, Some(1));
+        let mut q = Fifo::host_ifq(1);
         assert!(q.enqueue(SimTime(0), pkt(40)).is_ok());
-        assert!(q.enqueue(SimTime(0), pkt(40)).is_err());
+        assert_eq!(q.enqueue(SimTime(0), pkt(40)).unwrap_err().cause, DropCause::IfqFull, "a host's pfifo refuses as a full IFQ");
     }
 }

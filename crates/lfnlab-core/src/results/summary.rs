@@ -2,8 +2,7 @@
 
 use serde::Serialize;
 
-use crate::monitor::host_io::IoCounters;
-use crate::net::tcp_nic::StreamTotals;
+use crate::host::qdisc::tcp_nic::StreamTotals;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Summary {
@@ -360,4 +359,19 @@ pub struct NicStreamSummary {
     /// Ready-to-send wait in s (the starvation metric) and the last IPG count.
     #[serde(flatten)]
     pub totals: StreamTotals,
+}
+
+/// Counts of one host over an interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IoCounters {
+    /// L2 bytes of real frames fetched by DMA.
+    pub dma_real_bytes: u64,
+    /// L2 bytes of gap frames fetched by DMA.
+    pub dma_gap_bytes: u64,
+    /// Payload bytes the application copied into socket buffers.
+    pub copy_bytes: u64,
+    pub frames: u64,
+    pub gap_frames: u64,
+    /// Line time taken by gap frames, wire bytes (preamble and IPG included).
+    pub gap_wire_bytes: u64,
 }

@@ -16,7 +16,7 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 use super::arrow::to_record_batch;
 use super::table::Table;
 use crate::error::Error;
-use crate::sim::RunOutput;
+use super::RunOutput;
 
 /// The files of a result directory (`write_all` writes `summary.json` last).
 pub const RESULT_FILES: [&str; 9] = [

@@ -15,7 +15,7 @@ const CORES: u32 = 2;
 const JITTER: f64 = 0.05;
 const IO_SIZE: ByteSize = ByteSize::from_bytes(128 << 10);
 /// Cores a host may have (the event index reserves 16 per host).
-const MAX_CORES: u32 = crate::sim::MAX_CORES;
+use crate::host::cpu::MAX_CORES;
 
 /// spec 04 §2.7 NIC profiles: (name, c_irq cycles, k_irq frames, t_irq µs).
 const IRQ_PROFILES: &[(&str, f64, u32, u64)] = &[("chelsio_t110", 2000.0, 16, 10), ("chelsio_n110", 2000.0, 16, 10), ("intel_pro10gbe_sr", 4000.0, 32, 50)];

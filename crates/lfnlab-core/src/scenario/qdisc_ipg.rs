@@ -7,7 +7,7 @@ use super::model::{NodeKind, NodeSpec, QdiscSpec};
 use super::resolve::Ctx;
 use super::units::{ByteSize, Rate};
 use crate::error::InputError;
-use crate::net::ipg::{IpgClass, IpgConfig, RateSource, RttEstimator, SizeBasis, SmallGapPolicy};
+use crate::host::qdisc::ipg::{IpgClass, IpgConfig, RateSource, RttEstimator, SizeBasis, SmallGapPolicy};
 use crate::net::packet::NodeId;
 
 /// spec 01 §2.3 size limits (wire bytes).

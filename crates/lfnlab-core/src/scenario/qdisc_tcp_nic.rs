@@ -6,7 +6,7 @@ use super::resolve::Ctx;
 use super::units::{ByteSize, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
-use crate::net::tcp_nic::{NicMode, RttPoint, TcpNicConfig};
+use crate::host::qdisc::tcp_nic::{NicMode, RttPoint, TcpNicConfig};
 
 /// spec 03 §2.7.6 parameter table.
 const NIC_MODE: &str = "dynamic";

@@ -3,13 +3,14 @@
 
 use std::collections::HashMap;
 
-use super::world::{FlowEnds, Host, Loss, NodeRole, Port, TcpFlow, World};
+use super::world::{FlowEnds, Host, NodeRole, Port, PortQueue, TcpFlow, World};
+use crate::net::link::Loss;
 use crate::apps::udp_cbr::{UdpCbr, UdpQs};
 use crate::engine::event_queue::Event;
 use crate::engine::rng::Stream;
 use crate::host::cpu::HostCpu;
-use crate::net::gilbert::{GilbertConfig, GilbertElliott};
-use crate::net::impair::{Impair, ImpairConfig};
+use crate::net::link::gilbert::{GilbertConfig, GilbertElliott};
+use crate::net::link::impair::{Impair, ImpairConfig};
 use crate::engine::time::{SimTime, Span};
 use crate::error::Error;
 use crate::host::cc;
@@ -21,7 +22,7 @@ use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::packet_capture::Capture;
 use crate::monitor::pcap::{PcapTap, TapConfig};
 use crate::monitor::tcp_trace::ConnTrace;
-use crate::net::channel::Channel;
+use crate::net::link::channel::Channel;
 use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAULT_IP_TTL};
 use crate::net::proc_stage::ProcStage;
 use crate::host::nic::HostNic;
@@ -33,9 +34,9 @@ use crate::host::tcp::socket::QsConn;
 use crate::apps::request_response::RequestResponse;
 use crate::apps::web::{Catalogue, CatalogueConfig, HttpVariant, WebModel, WebWorkload};
 use super::web::{ConnTemplate, WebRuntime};
-use crate::net::fq::{Fq, FqConfig};
-use crate::net::ipg::IpgQdisc;
-use crate::net::tcp_nic::TcpNicQdisc;
+use crate::host::qdisc::fq::{Fq, FqConfig};
+use crate::host::qdisc::ipg::IpgQdisc;
+use crate::host::qdisc::tcp_nic::TcpNicQdisc;
 use crate::net::burst_red::BurstRedQueue;
 use crate::net::eager_fifo::EagerFifo;
 use crate::net::queue::{Fifo, Qdisc, TailLimit};
@@ -106,7 +107,7 @@ fn make_eager(w: &mut World, fifo_limit: &[Option<TailLimit>]) {
         let channel = p.channel as usize;
         let plain_line = w.channels[channel].impaired.is_none();
         if qualifies && plain_line {
-            w.ports[pi].qdisc = Box::new(EagerFifo::new(*limit));
+            w.ports[pi].queue = PortQueue::Eager(EagerFifo::new(*limit));
             w.eager_feeder[channel] = pi as u32;
         }
     }
@@ -187,7 +188,7 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
                     rate_bps: nd.nic_rate.map_or(rate_bps, |r| r.bps),
                     ipg_bytes: nd.ipg_bytes.unwrap_or(12),
                     framing_bytes: PREAMBLE_BYTES + nd.ipg_bytes.unwrap_or(12),
-                    qdisc: host_qdisc(nd, nd.nic_rate.map_or(rate_bps, |r| r.bps), &index),
+                    queue: PortQueue::Disc(host_qdisc(nd, nd.nic_rate.map_or(rate_bps, |r| r.bps), &index)),
                     busy_until: SimTime::ZERO,
                     wake_at: None,
                     host: None,
@@ -222,7 +223,7 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
                     rate_bps,
                     ipg_bytes: ROUTER_IPG_BYTES,
                     framing_bytes,
-                    qdisc,
+                    queue: PortQueue::Disc(qdisc),
                     busy_until: SimTime::ZERO,
                     wake_at: None,
                     host: None,
@@ -343,14 +344,13 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
                 let app = if rr {
                     // spec 02 §3.1: the client writes its request; the server answers once it has it all.
                     let req = f.request.map_or(100, |b| b.bytes);
-                    init.snd.app_total = Some(req);
-                    acc.snd.app_total = Some(0);
+                    init.snd.set_application(Some(req), None, false);
+                    acc.snd.set_application(Some(0), None, false);
                     w.rr_apps.push(RequestResponse::new(si, si + 1, req, f.response.map(|b| b.bytes)));
                     Some(w.rr_apps.len() as u32 - 1)
                 } else {
-                    init.snd.app_total = f.bytes.map(|b| b.bytes);
-                    init.snd.app_rate_bps = f.app_rate.map(|r| r.bps);
-                    acc.snd.app_total = Some(0);
+                    init.snd.set_application(f.bytes.map(|b| b.bytes), f.app_rate.map(|r| r.bps), false);
+                    acc.snd.set_application(Some(0), None, false);
                     None
                 };
                 if let Some(q) = &f.quickstart {
@@ -372,7 +372,9 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
                 };
                 // spec 04 §2.7 rules 3–4: at a host with a CPU model the
                 // application's write() and read() calls move the data.
-                init.snd.external_writer = w.hosts[ha as usize].cpu.is_some();
+                if w.hosts[ha as usize].cpu.is_some() {
+                    init.snd.set_external_writer();
+                }
                 for (sock, h) in [(&mut init, ha), (&mut acc, hb)] {
                     if w.hosts[h as usize].cpu.is_some() {
                         sock.rcv.enable_reader();
@@ -588,6 +590,6 @@ fn host_qdisc(nd: &crate::scenario::model::NodeSpec, line_rate_bps: u64, index: 
                 horizon: q.horizon.map_or(Span::from_secs(10), |t| t.span()),
             }))
         }
-        _ => Box::new(Fifo::new(None, Some(nd.txqueuelen.unwrap_or(1000) as u64))),
+        _ => Box::new(Fifo::host_ifq(nd.txqueuelen.unwrap_or(1000) as u64)),
     }
 }

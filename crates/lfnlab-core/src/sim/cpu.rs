@@ -12,8 +12,7 @@ use crate::host::cpu::irq::IrqAction;
 use crate::host::cpu::{HostCpu, POLL_BUDGET};
 use crate::net::packet::Packet;
 
-/// Cores per host the event index can address (checked at load).
-pub const MAX_CORES: u32 = 16;
+pub use crate::host::cpu::MAX_CORES;
 
 /// Application flags per socket (`World::cpu_app`).
 pub const APP_WRITING: u8 = 1;
@@ -123,7 +122,7 @@ impl World {
                 let mut cost = Cycles::default();
                 let process = class == Class::Process;
                 for &(s, ref pkt) in cpu.held.iter().take(n as usize) {
-                    let c = cpu.cfg.output_cost(pkt, self.sockets[s as usize].snd.b_snd, process);
+                    let c = cpu.cfg.output_cost(pkt, self.sockets[s as usize].snd.app.b_snd_bytes, process);
                     cost.system += c.system;
                     cost.softirq += c.softirq;
                 }
@@ -232,7 +231,7 @@ impl World {
         let h = self.socket_host[s as usize];
         let flags = self.cpu_app[s as usize];
         let sock = &mut self.sockets[s as usize];
-        if flags & APP_WRITING == 0 && sock.snd.external_writer && sock.snd.writer_room() > 0 {
+        if flags & APP_WRITING == 0 && sock.snd.has_external_writer() && sock.snd.writer_room() > 0 {
             self.cpu_app[s as usize] |= APP_WRITING;
             self.cpu_push(h, Class::Process, Work::Write(s));
         }

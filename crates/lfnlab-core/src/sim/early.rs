@@ -12,18 +12,16 @@
 //! build time ([`mark_early_channels`]); a frame arriving after the end of the
 //! run still goes onto C, as it would not have been forwarded.
 //!
-//! A frame F drops is dropped in the books at launch time. The count of
-//! frames in the network (`conservation.frames_in_network_max`) adds back the
-//! drops whose arrival is still ahead, so it is what the woken path reports.
-
-use std::cmp::Reverse;
+//! A frame F drops is dropped in the books at launch time
+//! (`Books::book_drop` with its arrival time). The count of frames in the
+//! network (`conservation.frames_in_network_max`) adds back the drops whose
+//! arrival is still ahead, so it is what the woken path reports.
 
 use super::world::{NodeRole, World};
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
 use crate::net::drop::DropCause;
 use crate::net::packet::{NodeId, Packet};
-use crate::net::queue::Qdisc;
 use crate::net::routing::NO_ROUTE;
 
 impl World {
@@ -79,15 +77,14 @@ impl World {
     /// route; otherwise its egress port.
     pub(super) fn routing_hop(&mut self, node: NodeId, mut pkt: Packet, at: SimTime) -> Option<(u32, Packet)> {
         if pkt.ip.ttl <= 1 {
-            self.ttl_drops += 1;
-            self.drop_early(at, &pkt);
+            self.books.book_drop(self.now, at, DropCause::Ttl, pkt.l3_bytes as u64);
             return None;
         }
         pkt.ip.ttl -= 1;
         let port = self.routes.port(node, pkt.dst);
         debug_assert_ne!(port, NO_ROUTE, "validated scenarios have routes");
         if port == NO_ROUTE {
-            self.drop_early(at, &pkt);
+            self.books.book_drop(self.now, at, DropCause::NoRoute, pkt.l3_bytes as u64);
             return None;
         }
         Some((port, pkt))
@@ -99,12 +96,12 @@ impl World {
     #[inline]
     pub(super) fn enqueue_eager(&mut self, port: u32, pkt: Packet, at: SimTime) {
         let p = &mut self.ports[port as usize];
-        let q = p.qdisc.as_eager().expect("an eager port holds an EagerFifo");
+        let q = p.queue.eager().expect("an eager port holds an EagerFifo");
         q.settle(at);
         let l2 = pkt.l2_bytes();
         if !q.fits(l2) {
-            q.count_drop(DropCause::Tail, l2);
-            self.drop_early(at, &pkt);
+            q.drop_tail(l2);
+            self.books.book_drop(self.now, at, DropCause::Tail, pkt.l3_bytes as u64);
             return;
         }
         let start = p.busy_until.max(at);
@@ -114,23 +111,6 @@ impl World {
         self.to_channel(c, start, arrival, pkt);
     }
 
-    /// A frame is dropped at `at` (now or later); the books take it now, and
-    /// until `at` it still counts as in the network.
-    fn drop_early(&mut self, at: SimTime, pkt: &Packet) {
-        self.books.dropped_frames += 1;
-        self.books.dropped_bytes += pkt.l3_bytes as u64;
-        if at > self.now {
-            self.early_drops.push(Reverse(at));
-        }
-    }
-
-    /// Drops taken early whose time has come stop counting as ahead.
-    #[inline]
-    pub(super) fn settle_early_drops(&mut self) {
-        while self.early_drops.peek().is_some_and(|Reverse(t)| *t <= self.now) {
-            self.early_drops.pop();
-        }
-    }
 }
 
 /// Decide which link directions are early: C into router F qualifies when C

@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
 use crate::monitor::packet_capture::PacketsColumns;
 use crate::net::drop::DropCause;
+use crate::host::qdisc::tcp_nic::TcpNicQdisc;
 use crate::net::proc_stage::ProcStats;
 use crate::engine::time::{SimTime, Span};
 use crate::host::cpu::HostCpu;
@@ -26,7 +27,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     let end = w.end;
     // Close monitors and traces at the end of the run.
     for m in w.monitors.iter_mut() {
-        let q = *w.ports[m.port as usize].qdisc.stats();
+        let q = *w.ports[m.port as usize].queue.stats();
         m.finish(end, &q);
     }
     let mut cols = std::mem::take(&mut w.tcp_cols);
@@ -58,7 +59,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         .hosts
         .iter()
         .filter_map(|h| {
-            let r = w.ports[h.port as usize].qdisc.tcp_nic_report()?;
+            let r = w.ports[h.port as usize].queue.disc()?.as_any().downcast_ref::<TcpNicQdisc>()?.report();
             let streams = r
                 .streams
                 .iter()
@@ -79,7 +80,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     // Settling releases what eager ports started by the end; the balance holds
     // either way (`sim::invariants`), settled it shows the occupancy at the end.
     for p in w.ports.iter_mut() {
-        if let Some(q) = p.qdisc.as_eager() {
+        if let Some(q) = p.queue.eager() {
             q.settle(end);
         }
     }
@@ -158,7 +159,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         .ports
         .iter()
         .map(|p| {
-            let st = p.qdisc.stats();
+            let st = p.queue.stats();
             let mut by = BTreeMap::new();
             for c in DropCause::ALL {
                 let n = st.drops.frames[c as usize];
@@ -269,7 +270,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
                 Some(QsInterfaceSummary { name: p.name.clone(), counters: q.counters(), proc })
             })
             .collect(),
-        ttl_drops: w.ttl_drops,
+        ttl_drops: w.books.drops.get(DropCause::Ttl),
         conservation: ConservationSummary {
             frames_emitted: b.emitted_frames,
             frames_delivered: b.delivered_frames,

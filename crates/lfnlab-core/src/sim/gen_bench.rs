@@ -281,7 +281,7 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
     let mut fc = FlowsColumns::default();
     let mut qc = QueuesColumns::default();
     for m in w.monitors.iter_mut() {
-        let q = w.ports[m.port as usize].qdisc.stats();
+        let q = w.ports[m.port as usize].queue.stats();
         m.finish(end, q);
         m.drain_into(&w.flow_names, &mut fc, &mut qc);
     }
@@ -308,7 +308,7 @@ fn pass_monitors(w: &mut World, port: u32, start: SimTime, arrival: SimTime, pkt
     if let Some(m) = p.monitor {
         let m = &mut w.monitors[m as usize];
         if !m.ingress {
-            m.advance(start, p.qdisc.stats());
+            m.advance(start, p.queue.stats());
             m.on_frame(start, pkt);
         }
     }
@@ -317,7 +317,7 @@ fn pass_monitors(w: &mut World, port: u32, start: SimTime, arrival: SimTime, pkt
     }
     if let Some(m) = w.channel_monitor[p.channel as usize] {
         let m = &mut w.monitors[m as usize];
-        m.advance(arrival, w.ports[m.port as usize].qdisc.stats());
+        m.advance(arrival, w.ports[m.port as usize].queue.stats());
         m.on_frame(arrival, pkt);
     }
 }

@@ -15,7 +15,10 @@
 //!   snd_max (nothing is acknowledged before it arrives, nothing arrives before it
 //!   is sent).
 
-use super::world::{Books, FlowEnds, World};
+use super::books::Books;
+use super::port::PortQueue;
+use super::world::{FlowEnds, World};
+use crate::net::drop::{DropCause, DropPlace};
 use crate::engine::time::SimTime;
 
 /// A broken invariant: which, when, where.
@@ -42,20 +45,21 @@ impl World {
     /// Needs no settling of eager queues: a frame an eager port accepted is
     /// queued until released and counted on its link only after that.
     pub fn ledger(&self) -> Ledger {
-        let mut b = self.books;
+        let mut b = self.books.clone();
         // Frames an eager port accepted whose transmission has not started are
         // on its link direction's ring, yet still queued (net::eager_fifo). The
         // port settles lazily, so its own counters may still hold frames that
         // started (even arrived) since: they are counted as of `now`.
         let (mut waiting_frames, mut waiting_bytes, mut port_frames) = (0, 0, 0);
         for p in &self.ports {
-            match p.qdisc.eager_waiting(self.now) {
-                Some((f, by)) => {
+            match &p.queue {
+                PortQueue::Eager(q) => {
+                    let (f, by) = q.waiting_at(self.now);
                     waiting_frames += f;
                     waiting_bytes += by;
                     port_frames += f;
                 }
-                None => port_frames += p.qdisc.stats().packets,
+                PortQueue::Disc(q) => port_frames += q.stats().packets,
             }
         }
         b.queued_frames += waiting_frames;
@@ -98,19 +102,27 @@ impl World {
                 ));
             }
         }
-        // Every drop has a place and a cause: the queues' drops by cause, TTL
-        // expiry, link loss, NIC receive FIFOs and switch refusals add up to
-        // the network's dropped frames.
-        let at_queues: u64 = self.ports.iter().map(|p| p.qdisc.stats().drops.total()).sum();
-        let on_links: u64 = self.losses.iter().flatten().map(|l| l.dropped).sum();
-        let at_nics: u64 = self.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.rx.stats.fifo_drops).sum();
-        let at_switches: u64 = self.switches.iter().map(|s| s.refused_frames).sum();
-        let placed = at_queues + self.ttl_drops + on_links + at_nics + at_switches;
-        if placed != b.dropped_frames {
-            problems.push(format!(
-                "drops: books say {} frames, their places say {placed} (queues {at_queues}, TTL {}, links {on_links}, NIC receive FIFOs {at_nics}, switches {at_switches})",
-                b.dropped_frames, self.ttl_drops
-            ));
+        // Every drop has a place and a cause: the books' drops by cause add up
+        // to the network's dropped frames, and for each cause the places that
+        // decide it (queues by cause, link loss models, NIC receive FIFOs,
+        // switch cores) counted what the books say. A routing hop keeps no
+        // count of its own: TTL and no-route drops are the books' alone.
+        if b.drops.total() != b.dropped_frames {
+            problems.push(format!("drops: books say {} frames, {} by cause", b.dropped_frames, b.drops.total()));
+        }
+        for cause in DropCause::ALL {
+            let placed: Option<u64> = match cause.place() {
+                DropPlace::Queue => Some(self.ports.iter().map(|p| p.queue.stats().drops.get(cause)).sum()),
+                DropPlace::Link => Some(self.losses.iter().flatten().filter(|l| l.cause() == cause).map(|l| l.dropped).sum()),
+                DropPlace::NicRx => Some(self.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.rx.stats.fifo_drops).sum()),
+                DropPlace::Switch => Some(self.switches.iter().map(|s| s.refused_frames).sum()),
+                DropPlace::Hop => None,
+                // A socket's discards are delivered frames, outside the network's books.
+                DropPlace::Socket => Some(0),
+            };
+            if let Some(n) = placed.filter(|n| *n != b.drops.get(cause)) {
+                problems.push(format!("drops of cause {}: books say {} frames, their places say {n}", cause.name(), b.drops.get(cause)));
+            }
         }
         Ledger { books: b, on_links_frames, on_links_bytes, problems }
     }
@@ -127,14 +139,8 @@ impl World {
             return fail("time", "event queue".into(), format!("an event is pending at {} s, in the past", t.as_secs_f64()));
         }
         for p in &self.ports {
-            let q = p.qdisc.stats();
-            if q.enqueued != q.dequeued + q.packets || q.bytes_enqueued != q.bytes_dequeued + q.bytes {
-                return fail("queue", format!("port {}", p.name), format!("counters disagree: {q:?}"));
-            }
-            if let Some(l) = p.qdisc.tail_limit() {
-                if l.bytes.is_some_and(|b| q.bytes > b) || l.packets.is_some_and(|n| q.packets > n) {
-                    return fail("queue", format!("port {}", p.name), format!("holds {} B in {} frames over its limit {l:?}", q.bytes, q.packets));
-                }
+            if let Err(detail) = p.queue.check() {
+                return fail("queue", format!("port {}", p.name), detail);
             }
         }
         let ledger = self.ledger();

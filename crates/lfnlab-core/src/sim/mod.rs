@@ -1,5 +1,13 @@
 //! Building a world from a resolved scenario and running it.
+//!
+//! `build` makes the world, `world` dispatches its events, `port` is an egress
+//! port (queue and transmitter), `books` the conservation books (the one
+//! place a drop is booked), `early` forwarding at launch time, `nic` and `cpu`
+//! the host pipeline of spec 04, `switch` and `switch_fc` the switch driver
+//! and PAUSE generation, `web` the Web workloads, `invariants` the checks,
+//! `finish` the run's output.
 
+pub mod books;
 pub mod build;
 pub mod finish;
 mod cpu;
@@ -11,6 +19,7 @@ pub mod gen_bench;
 mod gen_bench_tests;
 pub use cpu::MAX_CORES;
 mod nic;
+pub mod port;
 mod switch;
 mod switch_fc;
 pub mod web;
@@ -18,34 +27,11 @@ pub mod world;
 
 use crate::error::Error;
 use crate::engine::time::SimTime;
-use crate::results::summary::{PartialSummary, Summary};
+use crate::results::summary::PartialSummary;
 use limits::{Limits, Stop, Watch};
-use crate::results::table::Table;
 use crate::scenario::model::Scenario;
 
-/// Everything a run produces (spec 00 §2.4), before it is written anywhere.
-#[derive(Clone, Debug)]
-pub struct RunOutput {
-    pub summary: Summary,
-    /// Per flow and monitor bin: `flows.parquet`.
-    pub flows: Table,
-    /// Per TCP connection: the Web100-like trace, `tcp.parquet`.
-    pub tcp: Table,
-    /// Per monitored queue and bin: `queues.parquet`.
-    pub queues: Table,
-    /// Captured frames (`[[monitor]] capture_packets`): `packets.parquet`.
-    pub packets: Table,
-    /// Per host and second: DMA and memory-bandwidth counters (spec 01 §2.6): `hosts.parquet`.
-    pub hosts: Table,
-    /// Per sending host and base-RTT window: X, busy Δt and Z (spec 03 §2.1): `busy.parquet`.
-    pub busy: Table,
-    /// Web object downloads (spec 02 §3.2), `objects.parquet`.
-    pub objects: Table,
-    /// The scenario exactly as run, every default filled in.
-    pub scenario_toml: String,
-    /// pcap files of the `[[capture]]`s: (file name, bytes), in scenario order.
-    pub pcaps: Vec<(String, Vec<u8>)>,
-}
+pub use crate::results::RunOutput;
 
 /// Runs a resolved scenario (see `scenario::load_file`) to completion, or to a
 /// resource limit (`limits`: the output is then marked `summary.partial`). Fails

@@ -7,6 +7,7 @@ use super::world::{SocketView, World};
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
 use crate::host::nic::bus::Dir;
+use crate::net::drop::DropCause;
 use crate::net::packet::Packet;
 use crate::monitor::pcap::Hop;
 use crate::net::pause::{pause_span, PauseHonour, PAUSE_L2_BYTES};
@@ -43,13 +44,11 @@ impl World {
         let l3 = pkt.l3_bytes as u64;
         let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
         if nic.rx.arrive(pkt).is_err() {
-            // `rx_fifo_drop`: no room for the frame's L2 bytes.
-            self.books.dropped_frames += 1;
-            self.books.dropped_bytes += l3;
+            // `rx_fifo_drop`: no room for the frame's L2 bytes (counted by the FIFO).
+            self.books.book_drop(now, now, DropCause::RxFifo, l3);
             return;
         }
-        self.books.queued_frames += 1;
-        self.books.queued_bytes += l3;
+        self.books.enter_queue(l3);
         let level = nic.rx.fifo_bytes();
         if let Some(q) = nic.xoff.as_mut().and_then(|g| g.on_level(now, level)) {
             self.request_pause(h, q);
@@ -93,10 +92,8 @@ impl World {
     /// next DMA may start, and TCP takes the frame.
     pub(super) fn nic_rx_processed(&mut self, h: u32, pkt: Packet) {
         self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").rx.release_descriptor();
-        self.books.queued_frames -= 1;
-        self.books.queued_bytes -= pkt.l3_bytes as u64;
-        self.books.delivered_frames += 1;
-        self.books.delivered_bytes += pkt.l3_bytes as u64;
+        self.books.leave_queue(pkt.l3_bytes as u64);
+        self.books.deliver(pkt.l3_bytes as u64);
         self.nic_rx_dma_start(h);
         self.host_receive(h, pkt);
     }
@@ -116,7 +113,7 @@ impl World {
         }
         if let Some(m) = self.ports[port as usize].monitor {
             // The bins close before the qdisc changes (as kick_port does without a NIC).
-            self.monitors[m as usize].advance(now, self.ports[port as usize].qdisc.stats());
+            self.monitors[m as usize].advance(now, self.ports[port as usize].queue.stats());
         }
         let mut moved = false;
         loop {
@@ -126,7 +123,7 @@ impl World {
             }
             let p = &mut self.ports[port as usize];
             let view = SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps };
-            match p.qdisc.dequeue(now, &view) {
+            match p.queue.dequeue(now, &view) {
                 Dequeue::Frame(pkt) => {
                     nic.tx.post(pkt);
                     self.tsq_release(&pkt);
@@ -216,8 +213,7 @@ impl World {
             }
         }
         p.busy_until = now + Span::serialization(PAUSE_L2_BYTES + p.framing_bytes as u64, p.rate_bps);
-        self.books.control_frames_on_links += 1;
-        self.books.control_bytes_on_links += pkt.l3_bytes as u64;
+        self.books.pause_on_link(pkt.l3_bytes as u64);
         let arrival = p.busy_until + ch.delay;
         if let Some(t) = ch.push(arrival, pkt) {
             self.events.push(t, Event::ChannelArrival(p.channel));
@@ -229,8 +225,7 @@ impl World {
     /// A PAUSE frame arrived over channel `c`: the far end's port back toward
     /// the sender obeys it if it honours PAUSE, else ignores it.
     pub(super) fn on_pause_frame(&mut self, c: u32, pkt: Packet) {
-        self.books.control_frames_on_links -= 1;
-        self.books.control_bytes_on_links -= pkt.l3_bytes as u64;
+        self.books.pause_off_link(pkt.l3_bytes as u64);
         let port = self.reverse_port[c as usize];
         let now = self.now;
         let p = &mut self.ports[port as usize];

@@ -9,10 +9,11 @@
 //! next internal work when no arriving frame will run it before then.
 
 use super::world::{Port, World};
-use crate::net::channel::Channel;
+use crate::net::link::channel::Channel;
 use crate::scenario::model::NodeSpec;
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
+use crate::net::drop::DropCause;
 use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::NO_ROUTE;
 use crate::net::switch::{SwitchConfig, SwitchCore};
@@ -96,13 +97,11 @@ impl World {
         let port = self.routes.port(rt.node, pkt.dst);
         if port == NO_ROUTE {
             debug_assert!(false, "validated scenarios have routes");
-            self.books.dropped_frames += 1;
-            self.books.dropped_bytes += pkt.l3_bytes as u64;
+            self.books.book_drop(self.now, self.now, DropCause::NoRoute, pkt.l3_bytes as u64);
             return;
         }
         // The frame is inside the switch until it starts on its output or is refused.
-        self.books.queued_frames += 1;
-        self.books.queued_bytes += pkt.l3_bytes as u64;
+        self.books.enter_queue(pkt.l3_bytes as u64);
         let out = self.port_local[port as usize] as usize;
         rt.core.receive(self.now, pkt.ingress as usize, out, pkt);
         self.switch_service(s);
@@ -143,16 +142,14 @@ impl World {
         let books = &mut self.books;
         rt.book_refused(|frame| {
             let l3 = frame.l3_bytes as u64;
-            books.queued_frames -= 1;
-            books.queued_bytes -= l3;
-            books.dropped_frames += 1;
-            books.dropped_bytes += l3;
+            books.leave_queue(l3);
+            books.book_drop(now, now, DropCause::SwitchMemory, l3);
         });
         while let Some(d) = self.switches[s as usize].core.pop_departure(now) {
             let port = self.switches[s as usize].ports[d.out];
             if let Some(m) = self.ports[port as usize].monitor {
                 let p = &self.ports[port as usize];
-                self.monitors[m as usize].advance(now, p.qdisc.stats());
+                self.monitors[m as usize].advance(now, p.queue.stats());
             }
             self.launch(port, &d.frame, d.tx);
         }

@@ -52,8 +52,8 @@ impl WebRuntime {
         let (Some(cc_c), Some(cc_s)) = (mk_cc(0), mk_cc(1)) else { unreachable!("congestion control {} resolved", t.cc_name) };
         let mut client = TcpSocket::new(Addr { conn, ..t.client }, &t.cfg, cc_c);
         let mut server = TcpSocket::new(Addr { conn, ..t.server }, &t.cfg, cc_s);
-        client.snd.app_total = Some(0);
-        server.snd.app_total = Some(0);
+        client.snd.set_application(Some(0), None, false);
+        server.snd.set_application(Some(0), None, false);
         if let Some((qcfg, phase)) = &t.qs {
             let rng = Stream::derive(t.seed, &format!("flow[{}].conn[{conn}].quickstart", t.flow));
             QsConn::attach(&mut server, &mut client, qcfg, *phase, rng);
@@ -118,9 +118,7 @@ impl World {
                 WebAction::ClientWrite { conn, bytes } | WebAction::ServerWrite { conn, bytes } => {
                     let (c, s) = self.web[wi as usize].sockets[conn as usize];
                     let sock = if matches!(a, WebAction::ClientWrite { .. }) { c } else { s };
-                    let snd = &mut self.sockets[sock as usize].snd;
-                    snd.app_total = Some(snd.app_total.unwrap_or(0) + bytes);
-                    snd.app_write(self.now);
+                    self.sockets[sock as usize].snd.app_add(self.now, bytes);
                     self.pump(sock);
                 }
                 WebAction::Close { .. } => {

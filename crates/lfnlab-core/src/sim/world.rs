@@ -4,7 +4,6 @@
 
 use crate::engine::event_log::EventLog;
 use crate::engine::event_queue::{Event, EventQueue};
-use crate::engine::rng::Stream;
 use crate::engine::time::{SimTime, Span};
 use crate::host::tcp::config::Pacing;
 use crate::host::tcp::sender::SndLim;
@@ -14,85 +13,18 @@ use crate::monitor::host_io::HostIo;
 use crate::monitor::link_monitor::LinkMonitor;
 use crate::monitor::pcap::{Hop, PcapTap};
 use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
-use crate::net::channel::Channel;
-use crate::net::drop::DropCause;
-use crate::net::gilbert::GilbertElliott;
-use crate::net::ipg::gap::frame_bytes;
+use crate::net::link::{Channel, Loss};
+use crate::host::qdisc::ipg::gap::frame_bytes;
 use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::packet::FlowId;
-use crate::net::proc_stage::ProcStage;
-use crate::net::queue::{Dequeue, FlowSnapshot, FlowView, NoFlows, Qdisc};
+use crate::net::queue::{Dequeue, FlowSnapshot, FlowView, NoFlows};
 use crate::net::routing::RouteTable;
 use crate::apps::request_response::{RequestResponse, ServerAction};
 use crate::apps::udp_cbr::UdpCbr;
-use crate::quickstart::option::OPT_BYTES;
-use crate::quickstart::router::QsRouter;
 use crate::host::cpu::HostCpu;
 use crate::host::nic::HostNic;
-use super::nic::PortFc;
-
-/// An egress port: a queue discipline feeding one link direction.
-pub struct Port {
-    pub node: NodeId,
-    pub channel: u32,
-    pub rate_bps: u64,
-    pub ipg_bytes: u32,
-    /// Line bytes a frame takes beyond its L2 bytes: preamble/SFD and IPG
-    /// (8 + ipg_bytes), or 0 on a spec 03 §2.8 network segment.
-    pub framing_bytes: u32,
-    pub qdisc: Box<dyn Qdisc>,
-    /// The transmitter is busy until then.
-    pub busy_until: SimTime,
-    /// Time of the pending PortWake event, if any.
-    pub wake_at: Option<SimTime>,
-    /// Host NIC ports: the host index.
-    pub host: Option<u32>,
-    /// Link monitor on this egress, if any.
-    pub monitor: Option<u32>,
-    /// pcap tap on this egress (`World::taps`), if any.
-    pub capture: Option<u32>,
-    pub name: String,
-    /// Quick-Start router function on this egress (spec 02 §2.5), boxed: rare.
-    pub qs: Option<Box<QsRouter>>,
-    /// Processing stage ahead of the queue, present only when the router
-    /// function has a non-zero cost vector (spec 02 §2.5.7).
-    pub proc: Option<Box<ProcStage>>,
-    /// IP-TTL decrement at this node: 1 at a routing hop, 0 at a host (spec 02 §2.5.5).
-    pub ttl_decrement: u8,
-    /// 802.3x flow control of this port (spec 04 §2.5), boxed: rare.
-    pub fc: Option<Box<PortFc>>,
-    /// κ_B·rate while the Gilbert–Elliott circuit on this port's channel is
-    /// Bad (spec 04 §2.12), when κ_B < 1.
-    pub bad_rate_bps: Option<u64>,
-}
-
-impl Port {
-    /// Have a PortWake at `t` (or earlier) pending.
-    #[inline]
-    pub(super) fn wake(&mut self, t: SimTime, port: u32, events: &mut EventQueue) {
-        if self.wake_at.is_none_or(|w| w > t) {
-            self.wake_at = Some(t);
-            events.push(t, Event::PortWake(port));
-        }
-    }
-
-    /// The Quick-Start function sees a packet entering this egress (spec 02
-    /// §2.5): it meters it and applies admission control to a request. Returns
-    /// the packet's processing delay (§2.5.7; zero without a cost vector).
-    #[inline]
-    fn quickstart(&mut self, now: SimTime, pkt: &mut Packet) -> Span {
-        match self.qs.as_mut() {
-            Some(r) => {
-                let out = r.on_packet(now, pkt.l3_bytes, &mut pkt.ip.qs, self.ttl_decrement);
-                if out.option_deleted {
-                    pkt.l3_bytes -= OPT_BYTES;
-                }
-                out.proc_delay
-            }
-            None => Span::ZERO,
-        }
-    }
-}
+use super::books::Books;
+pub use super::port::{Port, PortQueue};
 
 /// What a host qdisc sees of the TCP connections at dequeue (spec 06 §5.3 `view`).
 pub(super) struct SocketView<'a> {
@@ -124,21 +56,7 @@ impl FlowView for SocketView<'_> {
 
 /// Payload bytes the applications on host `h` have written into socket buffers.
 pub fn host_written(sockets: &[TcpSocket], socket_host: &[u32], h: u32) -> u64 {
-    sockets.iter().zip(socket_host).filter(|(_, sh)| **sh == h).map(|(s, _)| s.snd.app_written).sum()
-}
-
-/// Random loss on a link direction (applied to frames as they arrive).
-pub struct Loss {
-    pub p: f64,
-    /// A Gilbert–Elliott circuit sets p over time instead (spec 04 §2.12).
-    pub ge: Option<GilbertElliott>,
-    /// Frames this loss dropped (`circuit_loss`, spec 04 §2.13).
-    pub dropped: u64,
-    pub data_only: bool,
-    /// Active for arrivals in [start, stop).
-    pub start: SimTime,
-    pub stop: SimTime,
-    pub rng: Stream,
+    sockets.iter().zip(socket_host).filter(|(_, sh)| **sh == h).map(|(s, _)| s.snd.app.written).sum()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,52 +97,6 @@ pub enum FlowEnds {
     Udp(u32),
     /// A Web workload: index in `World::web` (spec 02 §3.2).
     Web(u32),
-}
-
-/// Network-level conservation counters in frames and L3 bytes (spec 06 §7 V5).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Books {
-    pub emitted_frames: u64,
-    pub emitted_bytes: u64,
-    pub delivered_frames: u64,
-    pub delivered_bytes: u64,
-    pub dropped_frames: u64,
-    pub dropped_bytes: u64,
-    pub queued_frames: u64,
-    pub queued_bytes: u64,
-    /// In a processing stage ahead of a queue (spec 02 §2.5.7).
-    pub processing_frames: u64,
-    pub processing_bytes: u64,
-    pub data_packets: u64,
-    /// PAUSE frames (MAC control, not traffic) on links right now.
-    pub control_frames_on_links: u64,
-    pub control_bytes_on_links: u64,
-    /// Most frames in the network at once (queued, processing or on links),
-    /// the denominator of the bench's bytes per in-flight packet (issue 9).
-    pub peak_in_network_frames: u64,
-}
-
-impl Books {
-    /// A host handed a frame of `l3` bytes to its qdisc, which `accepted` it or
-    /// refused it (a drop at the sender).
-    #[inline]
-    /// `drops_ahead` frames were dropped early and are still in the network
-    /// (`sim::early`).
-    fn on_host_emit(&mut self, l3: u64, data: bool, accepted: bool, drops_ahead: u64) {
-        self.emitted_frames += 1;
-        self.emitted_bytes += l3;
-        self.data_packets += u64::from(data);
-        if accepted {
-            self.queued_frames += 1;
-            self.queued_bytes += l3;
-            // Only an accepted emission raises the count held (spec 06 §7 V5 identity).
-            let held = self.emitted_frames - self.delivered_frames - self.dropped_frames + drops_ahead;
-            self.peak_in_network_frames = self.peak_in_network_frames.max(held);
-        } else {
-            self.dropped_frames += 1;
-            self.dropped_bytes += l3;
-        }
-    }
 }
 
 pub struct World {
@@ -274,8 +146,6 @@ pub struct World {
     pub socket_trace: Vec<Option<u32>>,
     pub tcp_cols: TcpColumns,
     pub books: Books,
-    /// Frames dropped by a routing hop because their IP TTL ran out.
-    pub ttl_drops: u64,
     /// Application flags per socket at CPU hosts (`sim::cpu::APP_*`).
     pub cpu_app: Vec<u8>,
     /// Scratch buffer for packets produced by a socket (reused, no allocation).
@@ -289,8 +159,6 @@ pub struct World {
     /// Per channel: the eager port that feeds it, or `u32::MAX` (`sim::early`);
     /// a port is eager exactly when it is its channel's eager feeder.
     pub eager_feeder: Vec<u32>,
-    /// Arrival times of frames dropped early whose arrival is still ahead.
-    pub(super) early_drops: std::collections::BinaryHeap<std::cmp::Reverse<SimTime>>,
     /// Check every invariant after every event (`sim::invariants`; `BuildOptions`).
     pub check_invariants: bool,
     /// The first invariant found broken; the run stops there.
@@ -332,14 +200,12 @@ impl World {
             socket_trace: Vec::new(),
             tcp_cols: TcpColumns::default(),
             books: Books::default(),
-            ttl_drops: 0,
             cpu_app: Vec::new(),
             out: Vec::with_capacity(64),
             switches: Vec::new(),
             port_local: Vec::new(),
             early: Vec::new(),
             eager_feeder: Vec::new(),
-            early_drops: std::collections::BinaryHeap::new(),
             check_invariants: false,
             violation: None,
         }
@@ -420,21 +286,13 @@ impl World {
                 self.on_pause_frame(c, pkt);
                 continue;
             }
-            if let Some(loss) = &mut self.losses[c as usize] {
-                let p = match loss.ge.as_mut() {
-                    Some(g) => g.loss_p(now),
-                    None => loss.p,
-                };
-                if (!loss.data_only || pkt.is_data()) && now >= loss.start && now < loss.stop && loss.rng.bernoulli(p) {
-                    loss.dropped += 1;
-                    self.books.dropped_frames += 1;
-                    self.books.dropped_bytes += pkt.l3_bytes as u64;
-                    continue;
-                }
+            if let Some(cause) = self.losses[c as usize].as_mut().and_then(|loss| loss.drops(now, &pkt)) {
+                self.books.book_drop(now, now, cause, pkt.l3_bytes as u64);
+                continue;
             }
             if let Some(m) = self.channel_monitor[c as usize] {
                 let m = &mut self.monitors[m as usize];
-                m.advance(now, self.ports[m.port as usize].qdisc.stats());
+                m.advance(now, self.ports[m.port as usize].queue.stats());
                 m.on_frame(now, &pkt);
             }
             self.deliver(to, pkt);
@@ -459,8 +317,7 @@ impl World {
             NodeRole::Host(h) if self.hosts[h as usize].nic.is_some() => self.nic_rx_arrive(h, pkt),
             NodeRole::Host(h) => {
                 debug_assert_eq!(pkt.dst, at);
-                self.books.delivered_frames += 1;
-                self.books.delivered_bytes += pkt.l3_bytes as u64;
+                self.books.deliver(pkt.l3_bytes as u64);
                 self.host_receive(h, pkt);
             }
         }
@@ -473,8 +330,7 @@ impl World {
         let p = &mut self.ports[port as usize];
         let d = p.quickstart(now, &mut pkt);
         if let Some(stage) = p.proc.as_mut() {
-            self.books.processing_frames += 1;
-            self.books.processing_bytes += pkt.l3_bytes as u64;
+            self.books.enter_processing(pkt.l3_bytes as u64);
             if let Some(t) = stage.admit(now, d, pkt) {
                 self.events.push(t, Event::ProcRelease(port));
             }
@@ -488,8 +344,7 @@ impl World {
     fn on_proc_release(&mut self, port: u32) {
         let now = self.now;
         while let Some(pkt) = self.ports[port as usize].proc.as_mut().and_then(|s| s.pop_released(now)) {
-            self.books.processing_frames -= 1;
-            self.books.processing_bytes -= pkt.l3_bytes as u64;
+            self.books.leave_processing(pkt.l3_bytes as u64);
             self.enqueue_queue(port, pkt);
         }
         if let Some(t) = self.ports[port as usize].proc.as_ref().and_then(|s| s.head_release()) {
@@ -497,7 +352,7 @@ impl World {
         }
     }
 
-    /// Enqueue at a forwarding port's queue; a refused frame is a tail drop.
+    /// Enqueue at a forwarding port's queue; a refused frame is dropped there.
     #[inline(always)]
     fn enqueue_queue(&mut self, port: u32, pkt: Packet) {
         let now = self.now;
@@ -507,25 +362,21 @@ impl World {
             return;
         }
         if let Some(m) = p.monitor {
-            self.monitors[m as usize].advance(now, p.qdisc.stats());
+            self.monitors[m as usize].advance(now, p.queue.stats());
         }
         let l3 = pkt.l3_bytes as u64;
-        match p.qdisc.enqueue(now, pkt) {
+        match p.queue.enqueue(now, pkt) {
             Ok(()) => {
-                self.books.queued_frames += 1;
-                self.books.queued_bytes += l3;
+                self.books.enter_queue(l3);
                 if let Some(m) = p.monitor {
-                    self.monitors[m as usize].on_queue(p.qdisc.stats());
+                    self.monitors[m as usize].on_queue(p.queue.stats());
                 }
                 self.kick_port(port);
             }
-            Err(pkt) => {
-                let cause = p.qdisc.refusal_cause();
-                p.qdisc.count_drop(cause, pkt.l2_bytes());
-                self.books.dropped_frames += 1;
-                self.books.dropped_bytes += l3;
+            Err(refused) => {
+                self.books.book_drop(now, now, refused.cause, l3);
                 let node = p.node as usize;
-                self.ingress_release(node, &pkt);
+                self.ingress_release(node, &refused.pkt);
             }
         }
     }
@@ -560,7 +411,7 @@ impl World {
             return;
         }
         if let Some(m) = p.monitor {
-            self.monitors[m as usize].advance(now, p.qdisc.stats());
+            self.monitors[m as usize].advance(now, p.queue.stats());
         }
         if let Some(h) = p.host {
             if self.hosts[h as usize].io.due(now) {
@@ -570,12 +421,12 @@ impl World {
         }
         let p = &mut self.ports[port as usize];
         let polled = match p.host {
-            Some(_) => p.qdisc.dequeue(now, &SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps }),
-            None => p.qdisc.dequeue(now, &NoFlows(p.rate_bps)),
+            Some(_) => p.queue.dequeue(now, &SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps }),
+            None => p.queue.dequeue(now, &NoFlows(p.rate_bps)),
         };
         match polled {
             Dequeue::Frame(pkt) => {
-                let more = p.qdisc.len_packets() > 0;
+                let more = p.queue.len_packets() > 0;
                 let busy_until = self.put_on_wire(port, &pkt);
                 if more {
                     let p = &mut self.ports[port as usize];
@@ -614,7 +465,7 @@ impl World {
         let p = &self.ports[port as usize];
         let wire = pkt.l2_bytes() + p.framing_bytes as u64;
         let rate_bps = match p.bad_rate_bps {
-            Some(r) if self.losses[p.channel as usize].as_mut().and_then(|l| l.ge.as_mut()).is_some_and(|g| g.is_bad(now)) => r,
+            Some(r) if self.losses[p.channel as usize].as_mut().is_some_and(|l| l.circuit_bad(now)) => r,
             _ => p.rate_bps,
         };
         self.launch(port, pkt, Span::serialization(wire, rate_bps))
@@ -624,8 +475,7 @@ impl World {
     #[inline]
     pub(super) fn launch(&mut self, port: u32, pkt: &Packet, tx: Span) -> SimTime {
         let now = self.now;
-        self.books.queued_frames -= 1;
-        self.books.queued_bytes -= pkt.l3_bytes as u64;
+        self.books.leave_queue(pkt.l3_bytes as u64);
         let p = &mut self.ports[port as usize];
         p.busy_until = now + tx;
         if let Some(m) = p.monitor {
@@ -684,8 +534,7 @@ impl World {
     /// The frame left the qdisc: its TSQ budget returns to its socket.
     pub(super) fn tsq_release(&mut self, pkt: &Packet) {
         if let Some(s) = self.packet_socket(pkt, false) {
-            let sock = &mut self.sockets[s as usize];
-            sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
+            self.sockets[s as usize].tsq_release(pkt.l2_bytes());
         }
     }
 
@@ -767,9 +616,7 @@ impl World {
         let (c, sv) = (app.client as usize, app.server as usize);
         let action = app.on_delivery(self.now, self.sockets[sv].rcv.rcv_nxt, self.sockets[c].rcv.rcv_nxt);
         if let ServerAction::Respond(total) = action {
-            let snd = &mut self.sockets[sv].snd;
-            snd.app_total = total;
-            snd.app_write(self.now);
+            self.sockets[sv].snd.app_set_total(self.now, total);
             self.pump(sv as u32);
         }
     }
@@ -781,7 +628,7 @@ impl World {
         let a = self.sockets[s as usize].addr;
         // Packets a core is still building take qdisc room too (spec 04 §2.7).
         let held = host.cpu.as_ref().map_or(0, |c| c.held_packets());
-        let room = self.ports[host.port as usize].qdisc.room_packets(a.flow, a.dir).saturating_sub(held);
+        let room = self.ports[host.port as usize].queue.room_packets(a.flow, a.dir).saturating_sub(held);
         let mut out = std::mem::take(&mut self.out);
         let lim = self.sockets[s as usize].poll_transmit(self.now, room, &mut out);
         self.emit(s, &mut out);
@@ -816,24 +663,21 @@ impl World {
     pub(super) fn enqueue_host_packets(&mut self, s: u32, out: &mut Vec<Packet>) {
         let h = self.socket_host[s as usize];
         let port = self.hosts[h as usize].port;
-        self.settle_early_drops();
+        self.books.settle_early_drops(self.now);
         for mut pkt in out.drain(..) {
             let p = &mut self.ports[port as usize];
             let d = p.quickstart(self.now, &mut pkt);
             debug_assert_eq!(d, Span::ZERO, "hosts have no processing stage (spec 02 §2.5.7 CHOICE)");
             let l3 = pkt.l3_bytes as u64;
             let data = pkt.is_data();
-            let accepted = p.qdisc.enqueue(self.now, pkt).is_ok();
-            self.books.on_host_emit(l3, data, accepted, self.early_drops.len() as u64);
-            if !accepted {
+            let refused = p.queue.enqueue(self.now, pkt).err();
+            self.books.on_host_emit(l3, data, refused.as_ref().map(|r| r.cause));
+            if let Some(r) = refused {
                 // Full IFQ: pure ACKs and SYNs are dropped and counted (spec 06
                 // §5.2, CHOICE). Data only gets here past fq's horizon, since
                 // poll_transmit respects the room: a local drop that TCP
                 // recovers as a loss.
-                let cause = if data { DropCause::Horizon } else { DropCause::IfqFull };
-                p.qdisc.count_drop(cause, pkt.l2_bytes());
-                let sock = &mut self.sockets[s as usize];
-                sock.tsq_bytes = sock.tsq_bytes.saturating_sub(pkt.l2_bytes());
+                self.sockets[s as usize].tsq_release(r.pkt.l2_bytes());
             }
         }
     }
@@ -883,18 +727,14 @@ impl World {
         let next = app.next_at;
         let h = app.host;
         let port = self.hosts[h as usize].port;
-        self.settle_early_drops();
+        self.books.settle_early_drops(self.now);
         let p = &mut self.ports[port as usize];
         let d = p.quickstart(self.now, &mut pkt);
         debug_assert_eq!(d, Span::ZERO, "hosts have no processing stage (spec 02 §2.5.7 CHOICE)");
         let l3 = pkt.l3_bytes as u64;
-        let l2 = pkt.l2_bytes();
         // The datagram was emitted either way; a full IFQ drops it (counted).
-        let accepted = p.qdisc.enqueue(self.now, pkt).is_ok();
-        self.books.on_host_emit(l3, true, accepted, self.early_drops.len() as u64);
-        if !accepted {
-            p.qdisc.count_drop(DropCause::IfqFull, l2);
-        }
+        let refused = p.queue.enqueue(self.now, pkt).err();
+        self.books.on_host_emit(l3, true, refused.map(|r| r.cause));
         self.kick_port(port);
         if let Some(t) = next {
             self.events.push(t, Event::AppTimer(a));

@@ -10,6 +10,10 @@ pub mod core;
 pub mod cost;
 pub mod irq;
 
+/// Cores per host the event index can address (`Event::CpuDone` carries
+/// host·MAX_CORES + core; checked at load).
+pub const MAX_CORES: u32 = 16;
+
 use std::collections::VecDeque;
 
 use self::config::CpuConfig;

@@ -1,9 +1,24 @@
 //! TCP (spec 06 §2–3): mechanism only; policy lives in `host::cc`.
+//!
+//! A socket (`socket`: handshake, segments in and out, timers, pacing
+//! release) holds a sender and a receiver. The sender (`sender`: sequence
+//! space, the congestion-avoidance state machine, recovery, the RTO) keeps its
+//! parts in files of their own, as Linux and ns-3 split them: the application
+//! above it (`app_source`), delivery-rate sampling (`delivery_rate`, Linux
+//! `tcp_rate.c`), the sending-limit accounting (`snd_limits`, Linux
+//! `tcp_chrono`), the scoreboard of segments in flight (`scoreboard`) and the
+//! RTT estimator (`rtt`). The receiver (`receiver`) owns rcv_nxt, the window
+//! and the ACK policy; Clustered Packet Spacing (`cps`) decides when the first
+//! rounds' segments may leave. Code outside this folder calls methods; it
+//! writes no socket field.
+pub mod app_source;
 pub mod config;
 pub mod cps;
+pub mod delivery_rate;
 pub mod ranges;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod snd_limits;
 pub mod socket;

@@ -2,30 +2,19 @@
 //! state machine, loss recovery and the RTO (spec 06 §2.3–2.8). Policy
 //! (cwnd growth, ssthresh) is asked of the congestion control (`host::cc`).
 
+use super::app_source::AppSource;
+use super::delivery_rate::DeliveryRate;
+use super::snd_limits::SndLimits;
 use super::config::{IdleRestart, IsLost, RecoveryCwnd, SendStallPolicy, SlowStartWhile, TcpConfig};
 use super::rtt::RttEstimator;
-use super::scoreboard::{LOST, SegRecord, Scoreboard};
-use crate::engine::time::{PS_PER_S, SimTime, Span};
-use crate::host::cc::{AckSample, CaState, CcContext, CcEvent, CongestionControl, RateSample, RoundStats, SsthreshReason, Window};
+use super::scoreboard::{CumAck, LOST, SegRecord, Scoreboard};
+use crate::engine::time::{SimTime, Span};
+use crate::host::cc::{AckSample, CaState, CcContext, CcEvent, CongestionControl, RoundStats, SsthreshReason, Window};
 use crate::net::packet::TcpHeader;
 
 const DUPTHRESH: u32 = 3;
 
-/// What limits sending right now (spec 06 §6 `snd_lim`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SndLim {
-    Cwnd = 0,
-    Rwnd = 1,
-    Application = 2,
-    Stall = 3,
-    Pacing = 4,
-}
-
-impl SndLim {
-    pub fn name(self) -> &'static str {
-        ["cwnd", "rwnd", "application", "stall", "pacing"][self as usize]
-    }
-}
+pub use super::snd_limits::SndLim;
 
 /// Cumulative counters (spec 06 §6).
 #[derive(Clone, Copy, Debug, Default)]
@@ -100,28 +89,15 @@ pub struct Sender {
     rh_acks: u32,
     cwr_high: u64,
     cwr_acks: u32,
-    // Application data: bytes written into the socket, total to send, buffer.
-    pub app_written: u64,
-    pub app_total: Option<u64>,
-    app_blocked: bool,
-    /// A rate-limited source (spec 03 F3 `r_disk`): the application has
-    /// produced at most rate × (now − establishment) bytes, in whole segments.
-    pub app_rate_bps: Option<u64>,
-    app_epoch: SimTime,
-    pub b_snd: u64,
-    /// An application modelled outside (spec 04 §2.7 writer) adds data with
-    /// `app_push`; `app_write` then does nothing.
-    pub external_writer: bool,
-    // Delivery-rate state (spec 06 §4.2).
-    pub delivered: u64,
-    delivered_time: SimTime,
-    first_sent_time: SimTime,
-    app_limited_until: u64,
+    /// The application above: what it has written into the send buffer and
+    /// will write (`host::tcp::app_source`).
+    pub app: AppSource,
+    /// Delivery-rate sampling (spec 06 §4.2, `host::tcp::delivery_rate`).
+    pub rate: DeliveryRate,
     pub last_data_sent: Option<SimTime>,
     pub stats: SenderStats,
-    pub snd_lim: SndLim,
-    lim_since: SimTime,
-    pub lim_time: [Span; 5],
+    /// What limits sending, and for how long (`host::tcp::snd_limits`).
+    pub limits: SndLimits,
     pub established: bool,
     round_end: u64,
     /// RTT samples of the current round (spec 06 §4.1 `on_round_end`).
@@ -130,8 +106,6 @@ pub struct Sender {
     pub pacing_rate: f64,
     /// `max_pacing_rate` cap in bytes/s (∞ = none).
     pub max_pacing_rate: f64,
-    /// Latest delivery-rate sample (spec 06 §4.2), for traces.
-    pub last_rate: Option<RateSample>,
     /// cwnd-usage tracking per window (Linux tcp_cwnd_validate): was the
     /// sender cwnd-limited in the current window, and its largest packets_out.
     is_cwnd_limited: bool,
@@ -144,6 +118,25 @@ pub struct Sender {
     /// Send the next lost segment even if cwnd is full (once; set by a
     /// Quick-Start revert inside recovery, spec 02 §2.3.10).
     pub retransmit_now: bool,
+}
+
+/// What the sender knew before an ACK.
+struct AckPrior {
+    una: u64,
+    in_flight: u64,
+    window_changed: bool,
+    had_outstanding: bool,
+    lost_marks: u64,
+}
+
+/// What an ACK newly delivers.
+struct Deliveries {
+    cum: CumAck,
+    newly_sacked: u64,
+    /// Newly cumulatively ACKed (not SACKed before) plus newly SACKed segments.
+    newly_delivered: u64,
+    /// The latest-sent of them (spec 06 §4.2).
+    latest: Option<SegRecord>,
 }
 
 /// Accumulates the RTT samples and ACKed segments of one round.
@@ -203,28 +196,16 @@ impl Sender {
             rh_acks: 0,
             cwr_high: 0,
             cwr_acks: 0,
-            app_written: 0,
-            app_total: None,
-            app_blocked: false,
-            app_rate_bps: None,
-            app_epoch: SimTime::ZERO,
-            b_snd: cfg.sndbuf_bytes,
-            external_writer: false,
-            delivered: 0,
-            delivered_time: SimTime::ZERO,
-            first_sent_time: SimTime::ZERO,
-            app_limited_until: 0,
+            app: AppSource::new(cfg.sndbuf_bytes),
+            rate: DeliveryRate::default(),
             last_data_sent: None,
             stats: SenderStats::default(),
-            snd_lim: SndLim::Application,
-            lim_since: SimTime::ZERO,
-            lim_time: [Span::ZERO; 5],
+            limits: SndLimits::default(),
             established: false,
             round_end: 0,
             round: RoundAcc::default(),
             pacing_rate: 0.0,
             max_pacing_rate: cfg.max_pacing_rate_bytes_per_s,
-            last_rate: None,
             is_cwnd_limited: false,
             max_packets_out: 0,
             cwnd_usage_seq: 0,
@@ -244,11 +225,11 @@ impl Sender {
         self.iw_segments = iw;
         self.w.cwnd = iw as f64;
         self.established = true;
-        self.lim_since = now;
+        self.limits.start(now);
         let ctx = self.ctx(now, rtt);
         self.cc.init(&ctx, &mut self.w);
         self.bound();
-        self.app_epoch = now;
+        self.app.start(now);
         self.app_write(now);
     }
 
@@ -267,9 +248,9 @@ impl Sender {
             in_flight: self.sb.pipe(),
             packets_out: self.sb.packets_out,
             flight_size: self.sb.packets_out,
-            delivered: self.delivered,
+            delivered: self.rate.delivered,
             ca_state: self.state,
-            app_limited: self.app_limited_until > 0,
+            app_limited: self.rate.app_limited(),
             rounds: self.stats.rounds,
             iw_segments: self.iw_segments,
             paced: self.paced,
@@ -292,87 +273,66 @@ impl Sender {
         }
     }
 
-    /// Unacknowledged plus unsent payload (spec 06 §2.3 sender rule 1).
-    fn q_snd(&self) -> u64 {
-        self.app_written - self.snd_una
-    }
-
-    /// Bytes a rate-limited application has produced by `now`, whole segments (∞ if unlimited).
-    fn app_produced(&self, now: SimTime) -> u64 {
-        let Some(bps) = self.app_rate_bps else { return u64::MAX };
-        let bytes = now.since(self.app_epoch).ps() as u128 * bps as u128 / (8 * PS_PER_S as u128);
-        let mss = self.mss.max(1) as u64;
-        (bytes as u64) / mss * mss
-    }
-
     /// When a rate-limited application will have produced its next segment,
     /// if the socket is waiting for it.
     pub fn app_wake_at(&self) -> Option<SimTime> {
-        let bps = self.app_rate_bps?;
-        if !self.established || self.app_blocked || self.app_total.is_some_and(|t| self.app_written >= t) {
-            return None;
-        }
-        let next = self.app_written + self.mss.max(1) as u64;
-        let ps = (next as u128 * 8 * PS_PER_S as u128).div_ceil(bps as u128);
-        Some(self.app_epoch + Span(ps.min(u64::MAX as u128) as u64))
+        self.app.wake_at(self.established, self.mss)
+    }
+
+    /// The application above this sender (set before the connection opens):
+    /// `total` bytes to send (None: unlimited), produced at `rate_bps` (None:
+    /// all at once, spec 03 F3 `r_disk`), written by the socket itself or by
+    /// an external writer (the spec 04 §2.7 CPU model's write() calls).
+    pub fn set_application(&mut self, total: Option<u64>, rate_bps: Option<u64>, external_writer: bool) {
+        self.app.set(total, rate_bps, external_writer);
+    }
+
+    /// An external writer moves the data (spec 04 §2.7 rules 3–4), not the socket.
+    pub fn set_external_writer(&mut self) {
+        self.app.set_external_writer();
+    }
+
+    /// The application now has `total` bytes to send in all (None: unlimited)
+    /// and writes what fits (a response of spec 02 §3.1).
+    pub fn app_set_total(&mut self, now: SimTime, total: Option<u64>) {
+        self.app.set_total(total);
+        self.app_write(now);
+    }
+
+    /// The application has `bytes` more to send and writes what fits (a Web
+    /// request or response, spec 02 §3.2).
+    pub fn app_add(&mut self, now: SimTime, bytes: u64) {
+        self.app.add(bytes);
+        self.app_write(now);
+    }
+
+    /// The application is rate-limited (spec 03 F3 `r_disk`).
+    pub fn app_rate_limited(&self) -> bool {
+        self.app.rate_limited()
+    }
+
+    /// An external writer moves the data (spec 04 §2.7 rules 3–4).
+    pub fn has_external_writer(&self) -> bool {
+        self.app.external_writer()
     }
 
     /// The application writes while Q_snd < B_snd, else blocks until Q_snd ≤ ⅔·B_snd.
     pub fn app_write(&mut self, now: SimTime) {
-        if self.external_writer {
-            return;
-        }
-        if self.app_blocked {
-            if self.q_snd() * 3 > self.b_snd * 2 {
-                return;
-            }
-            self.app_blocked = false;
-        }
-        let room = self.b_snd.saturating_sub(self.q_snd());
-        let left = self.app_total.map_or(u64::MAX, |t| t - self.app_written);
-        let produced = self.app_produced(now).saturating_sub(self.app_written);
-        let write = room.min(left);
-        self.app_written += write.min(produced);
-        if let Some(bps) = self.app_rate_bps.filter(|_| produced > write) {
-            // The application blocked on the full buffer: a reader stops reading
-            // meanwhile, so production restarts from what it has written.
-            let ps = self.app_written as u128 * 8 * PS_PER_S as u128 / bps as u128;
-            self.app_epoch = SimTime(now.ps().saturating_sub(ps.min(u64::MAX as u128) as u64));
-        }
-        if self.q_snd() >= self.b_snd {
-            self.app_blocked = true;
-        }
+        self.app.write(now, self.snd_una, self.mss);
     }
 
-    /// Bytes a write() may hand over now (spec 04 §2.8 sender rule 1): room
-    /// below B_snd, 0 while blocked (until Q_snd ≤ ⅔·B_snd) or before the
-    /// connection is established.
+    /// Bytes a write() may hand over now (spec 04 §2.8 sender rule 1).
     pub fn writer_room(&mut self) -> u64 {
-        if !self.established {
-            return 0;
-        }
-        if self.app_blocked {
-            if self.q_snd() * 3 > self.b_snd * 2 {
-                return 0;
-            }
-            self.app_blocked = false;
-        }
-        let left = self.app_total.map_or(u64::MAX, |t| t - self.app_written);
-        self.b_snd.saturating_sub(self.q_snd()).min(left)
+        self.app.writer_room(self.established, self.snd_una)
     }
 
     /// A write() of the external writer handed over `bytes`.
     pub fn app_push(&mut self, bytes: u64) {
-        debug_assert!(self.external_writer);
-        self.app_written += bytes;
-        debug_assert!(self.app_total.is_none_or(|t| self.app_written <= t));
-        if self.q_snd() >= self.b_snd {
-            self.app_blocked = true;
-        }
+        self.app.push(bytes, self.snd_una);
     }
 
     pub fn all_acked(&self) -> bool {
-        self.app_total.is_some_and(|t| self.snd_una >= t)
+        self.app.all_acked(self.snd_una)
     }
 
     /// In slow start with no loss, recovery or local congestion pending
@@ -393,19 +353,53 @@ impl Sender {
         }
     }
 
-    /// Process an incoming ACK (spec 06 §2.4–2.5). Returns true if snd_una advanced.
+    /// Process an incoming ACK (spec 06 §2.4–2.5): a short sequence of named
+    /// steps, in the order Linux's `tcp_ack` takes them. Returns true if
+    /// snd_una advanced.
     pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader, rtt: &mut RttEstimator) -> bool {
         let ack = h.ack;
         if !self.established || ack > self.snd_max || ack < self.snd_una {
             return false;
         }
-        let prior_una = self.snd_una;
-        let prior_in_flight = self.sb.pipe();
-        let window_changed = h.window() != self.snd_wnd;
-        let had_outstanding = self.sb.packets_out > 0;
+        let prior = AckPrior {
+            una: self.snd_una,
+            in_flight: self.sb.pipe(),
+            window_changed: h.window() != self.snd_wnd,
+            had_outstanding: self.sb.packets_out > 0,
+            lost_marks: self.sb.lost_marks,
+        };
+        let d = self.take_deliveries(h);
+        let advanced = d.cum.segments > 0;
+        let rate = self.rate.on_ack(now, d.newly_delivered, d.latest, rtt.min_rtt, self.mss);
+        self.round.acked += d.cum.segments;
+        let rtt_sample = self.sample_rtt(now, h, &d.cum, rtt);
+        let round_start = self.end_round(now, ack, advanced, rtt);
+        let is_dup = self.count_dupack(h, &prior, advanced, d.newly_sacked);
+        self.update_ca_state(now, ack, advanced, rtt);
 
-        let lost_marks_before = self.sb.lost_marks;
-        let cc_drives = self.cc.has_cong_control();
+        let mut sample = AckSample {
+            acked_segments: d.cum.segments,
+            acked_bytes: d.cum.bytes,
+            credit: 0.0,
+            rtt: rtt_sample,
+            prior_in_flight: prior.in_flight,
+            newly_delivered: d.newly_delivered,
+            newly_lost: self.sb.lost_marks - prior.lost_marks,
+            round_start,
+            rate,
+        };
+        self.adjust_cwnd(now, rtt, &mut sample, is_dup, advanced);
+        if advanced {
+            self.app_write(now);
+        }
+        self.update_pacing_rate(now, rtt);
+        advanced
+    }
+
+    /// What the ACK newly delivers: its SACK blocks (RFC 2018, D-SACK RFC
+    /// 2883), then the cumulative advance; snd_una and snd_wnd move.
+    fn take_deliveries(&mut self, h: &TcpHeader) -> Deliveries {
+        let ack = h.ack;
         // The latest-sent segment this ACK newly delivers (spec 06 §4.2).
         let mut latest: Option<SegRecord> = None;
         let mut note = |s: &SegRecord| {
@@ -413,8 +407,6 @@ impl Sender {
                 latest = Some(*s);
             }
         };
-
-        // SACK blocks (RFC 2018, D-SACK RFC 2883).
         let mut newly_sacked = 0;
         if self.sack {
             self.stats.last_sack_blocks = h.sack_n as u64;
@@ -429,28 +421,21 @@ impl Sender {
                 }
             }
         }
-
-        let cum = if ack > prior_una { self.sb.ack_cum(ack) } else { Default::default() };
+        let cum = if ack > self.snd_una { self.sb.ack_cum(ack) } else { Default::default() };
         if let Some(c) = &cum.latest {
             note(c);
         }
         self.snd_una = ack;
         self.snd_wnd = h.window();
-        let advanced = cum.segments > 0;
         self.stats.bytes_acked += cum.bytes;
-        let newly_delivered = cum.newly_delivered + newly_sacked;
-        self.delivered += newly_delivered;
-        let rate = latest.and_then(|p| self.rate_sample(now, &p, rtt.min_rtt));
-        if rate.is_some() {
-            self.last_rate = rate;
-        }
-        if self.app_limited_until > 0 && self.delivered > self.app_limited_until {
-            self.app_limited_until = 0;
-        }
-        self.round.acked += cum.segments;
+        Deliveries { newly_delivered: cum.newly_delivered + newly_sacked, newly_sacked, latest, cum }
+    }
 
-        // RTT sample (spec 06 §2.6): TSecr with timestamps, else Karn.
-        let sample = if !advanced {
+    /// The RTT sample of an advancing ACK (spec 06 §2.6): TSecr with
+    /// timestamps, else Karn; it feeds the estimator, the round and the
+    /// congestion control.
+    fn sample_rtt(&mut self, now: SimTime, h: &TcpHeader, cum: &CumAck, rtt: &mut RttEstimator) -> Option<Span> {
+        let sample = if cum.segments == 0 {
             None
         } else if self.timestamps && h.ts_ecr > SimTime::ZERO {
             Some(now.since(h.ts_ecr))
@@ -463,9 +448,12 @@ impl Sender {
             let ctx = self.ctx(now, rtt);
             self.cc.on_rtt_sample(&ctx, &mut self.w, r);
         }
+        sample
+    }
 
-        // Round end: the first ACK at or above the snd_max recorded when the
-        // round began (spec 06 §4.1 `on_round_end`).
+    /// Round end: the first ACK at or above the snd_max recorded when the
+    /// round began (spec 06 §4.1 `on_round_end`). Returns whether one ended.
+    fn end_round(&mut self, now: SimTime, ack: u64, advanced: bool, rtt: &RttEstimator) -> bool {
         let round_start = advanced && self.round_end > 0 && ack >= self.round_end;
         if round_start {
             self.stats.rounds += 1;
@@ -475,9 +463,13 @@ impl Sender {
             let ctx = self.ctx(now, rtt);
             self.cc.on_round_end(&ctx, &mut self.w, &stats);
         }
+        round_start
+    }
 
-        // Duplicate ACK (spec 06 §2.5).
-        let is_dup = (!advanced && h.payload == 0 && !window_changed && had_outstanding && ack == prior_una)
+    /// Duplicate ACKs (spec 06 §2.5) and, with SACK, lost marking
+    /// (RFC 6675 IsLost, or FACK). Returns whether this ACK is a duplicate.
+    fn count_dupack(&mut self, h: &TcpHeader, prior: &AckPrior, advanced: bool, newly_sacked: u64) -> bool {
+        let is_dup = (!advanced && h.payload == 0 && !prior.window_changed && prior.had_outstanding && h.ack == prior.una)
             || (self.sack && newly_sacked > 0);
         if advanced {
             self.dupacks = 0;
@@ -487,8 +479,14 @@ impl Sender {
         if self.sack {
             self.sb.mark_lost(DUPTHRESH as u64, self.is_lost == IsLost::Fack);
         }
+        is_dup
+    }
 
-        // Leaving recovery, loss and CWR.
+    /// The congestion-avoidance state machine after an ACK (spec 06 §2.5;
+    /// Linux `tcp_fastretrans_alert`): leaving recovery, loss and CWR,
+    /// entering recovery once per window, Open ↔ Disorder, and a partial
+    /// ACK's lost head without SACK.
+    fn update_ca_state(&mut self, now: SimTime, ack: u64, advanced: bool, rtt: &RttEstimator) {
         match self.state {
             CaState::Recovery if self.recover.is_some_and(|r| ack >= r) || (advanced && self.cc.reno_recovery()) => {
                 self.exit_recovery(now, rtt);
@@ -513,7 +511,6 @@ impl Sender {
             }
         }
 
-        // Open ↔ Disorder.
         match self.state {
             CaState::Open if self.dupacks > 0 || self.sb.sacked_out > 0 => self.set_state(now, rtt, CaState::Disorder),
             CaState::Disorder if self.dupacks == 0 && self.sb.sacked_out == 0 => {
@@ -528,31 +525,19 @@ impl Sender {
         if !self.sack && advanced && self.state == CaState::Recovery {
             self.sb.mark_head_lost();
         }
+    }
 
-        // cwnd: the algorithm's own `cong_control`, or the core rules.
-        let mut sample = AckSample {
-            acked_segments: cum.segments,
-            acked_bytes: cum.bytes,
-            credit: 0.0,
-            rtt: sample,
-            prior_in_flight,
-            newly_delivered,
-            newly_lost: self.sb.lost_marks - lost_marks_before,
-            round_start,
-            rate,
-        };
-        if cc_drives {
+    /// cwnd after an ACK: the algorithm's own `cong_control`, or the core
+    /// rules per state (spec 06 §2.4: recovery, CWR, growth).
+    fn adjust_cwnd(&mut self, now: SimTime, rtt: &RttEstimator, sample: &mut AckSample, is_dup: bool, advanced: bool) {
+        if self.cc.has_cong_control() {
             let ctx = self.ctx(now, rtt);
-            self.cc.cong_control(&ctx, &mut self.w, &sample);
+            self.cc.cong_control(&ctx, &mut self.w, sample);
             self.bound();
-            if advanced {
-                self.app_write(now);
-            }
-            self.update_pacing_rate(now, rtt);
-            return advanced;
+            return;
         }
         match self.state {
-            CaState::Recovery => self.recovery_ack(cum.segments, newly_delivered, is_dup, advanced),
+            CaState::Recovery => self.recovery_ack(sample.acked_segments, sample.newly_delivered, is_dup, advanced),
             CaState::Cwr => {
                 if self.stall_policy == SendStallPolicy::CwrGradual {
                     self.cwr_acks += 1;
@@ -563,7 +548,7 @@ impl Sender {
             }
             CaState::Open | CaState::Disorder | CaState::Loss => {
                 if advanced {
-                    self.grow(now, rtt, &mut sample);
+                    self.grow(now, rtt, sample);
                 }
                 if self.state == CaState::Disorder {
                     self.moderate_burst();
@@ -571,33 +556,6 @@ impl Sender {
             }
         }
         self.bound();
-        if advanced {
-            self.app_write(now);
-        }
-        self.update_pacing_rate(now, rtt);
-        advanced
-    }
-
-    /// Delivery-rate sample for the latest-sent newly delivered segment `p`
-    /// (spec 06 §4.2); `None` when the interval is shorter than min_rtt.
-    fn rate_sample(&mut self, now: SimTime, p: &SegRecord, min_rtt: Option<Span>) -> Option<RateSample> {
-        let send_elapsed = p.sent_at.since(p.first_sent_time);
-        let ack_elapsed = now.since(p.delivered_time);
-        let interval = send_elapsed.max(ack_elapsed);
-        self.first_sent_time = p.sent_at;
-        self.delivered_time = now;
-        let prior_delivered = p.delivered(self.delivered);
-        let delivered = self.delivered - prior_delivered;
-        if interval == Span::ZERO || min_rtt.is_some_and(|m| interval < m) {
-            return None;
-        }
-        Some(RateSample {
-            delivery_rate_bytes_per_s: (delivered * self.mss as u64) as f64 / interval.as_secs_f64(),
-            interval,
-            delivered,
-            prior_delivered,
-            is_app_limited: p.app_limited,
-        })
     }
 
     /// The pacing rate after an ACK (spec 06 §4.3): the algorithm's own rate,
@@ -826,7 +784,7 @@ impl Sender {
             return Ok(ToSend { start: s.start, len: s.len as u32, retransmit: Some(idx) });
         }
         // (2) new data within the peer's window.
-        let avail = self.app_written - self.snd_max;
+        let avail = self.app.written - self.snd_max;
         if avail > 0 {
             let len = avail.min(self.mss as u64);
             if self.snd_max + len > self.snd_una + self.snd_wnd {
@@ -847,7 +805,7 @@ impl Sender {
         }
         // The application has no data: app-limited (spec 06 §4.2).
         if self.sb.lost_out == 0 {
-            self.app_limited_until = (self.delivered + self.sb.pipe()).max(1);
+            self.rate.mark_app_limited(self.sb.pipe());
         }
         Err(SndLim::Application)
     }
@@ -855,19 +813,13 @@ impl Sender {
     /// Record that `seg` left at `now`.
     pub fn on_sent(&mut self, now: SimTime, seg: ToSend) {
         if self.sb.packets_out == 0 {
-            self.first_sent_time = now;
-            self.delivered_time = now;
+            self.rate.restart(now);
         }
         match seg.retransmit {
             Some(idx) => {
                 self.sb.retransmitted(idx, now);
                 // A retransmission is a new transmission for the rate sample (spec 06 §4.2).
-                let (d, dt, ft, al) = (self.delivered, self.delivered_time, self.first_sent_time, self.app_limited_until > 0);
-                let seg = self.sb.get_mut(idx);
-                seg.delivered_lo32 = d as u32;
-                seg.delivered_time = dt;
-                seg.first_sent_time = ft;
-                seg.app_limited = al;
+                self.rate.stamp(self.sb.get_mut(idx));
                 self.stats.retrans += 1;
                 if self.state == CaState::Recovery {
                     self.stats.fast_retrans += 1;
@@ -875,16 +827,18 @@ impl Sender {
             }
             None => {
                 debug_assert!(seg.len <= u16::MAX as u32, "segments are at most one MSS");
-                self.sb.push(SegRecord {
+                let mut rec = SegRecord {
                     start: seg.start,
                     len: seg.len as u16,
                     flags: 0,
                     sent_at: now,
-                    delivered_lo32: self.delivered as u32,
-                    delivered_time: self.delivered_time,
-                    first_sent_time: self.first_sent_time,
-                    app_limited: self.app_limited_until > 0,
-                });
+                    delivered_lo32: 0,
+                    delivered_time: SimTime::ZERO,
+                    first_sent_time: SimTime::ZERO,
+                    app_limited: false,
+                };
+                self.rate.stamp(&mut rec);
+                self.sb.push(rec);
                 self.snd_max = seg.start + seg.len as u64;
                 if self.round_end == 0 {
                     self.round_end = self.snd_max;
@@ -926,18 +880,12 @@ impl Sender {
 
     /// Account time spent under each sending limit.
     pub fn set_lim(&mut self, now: SimTime, lim: SndLim) {
-        if lim != self.snd_lim {
-            self.lim_time[self.snd_lim as usize] = self.lim_time[self.snd_lim as usize] + now.since(self.lim_since);
-            self.lim_since = now;
-            self.snd_lim = lim;
-        }
+        self.limits.set(now, lim);
     }
 
     /// Time spent under each limit up to `now`.
     pub fn lim_time_at(&self, now: SimTime) -> [Span; 5] {
-        let mut t = self.lim_time;
-        t[self.snd_lim as usize] = t[self.snd_lim as usize] + now.since(self.lim_since);
-        t
+        self.limits.time_at(now)
     }
 }
 

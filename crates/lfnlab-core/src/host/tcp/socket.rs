@@ -10,7 +10,7 @@ use super::rtt::RttEstimator;
 use super::sender::{SndLim, Sender};
 use crate::engine::time::{SimTime, Span};
 use crate::host::cc::CongestionControl;
-use crate::net::fq::{pacing_gap, pacing_len_bytes};
+use crate::host::qdisc::fq::{pacing_gap, pacing_len_bytes};
 use crate::net::packet::{FlowId, IpFields, NodeId, Packet, PacketKind, TcpHeader, flags};
 use crate::quickstart::option::{QsResponse, OPT_BYTES};
 use crate::quickstart::receiver::{QsEcho, RecvRwndPolicy};
@@ -102,7 +102,7 @@ pub struct TcpSocket {
     ts_ok: bool,
     sack_ok: bool,
     /// Bytes of this connection's packets in the host qdisc (TSQ, spec 06 §2.8).
-    pub tsq_bytes: u64,
+    tsq_bytes: u64,
     tsq: bool,
     pub completed_at: Option<SimTime>,
     pacing: Pacing,
@@ -145,6 +145,17 @@ impl TcpSocket {
             app_deadline: None,
             qs: None,
         }
+    }
+
+    /// One of this socket's frames of `l2_bytes` left the host qdisc (to the
+    /// NIC, or dropped there): its TSQ budget returns (spec 06 §2.8).
+    pub fn tsq_release(&mut self, l2_bytes: u64) {
+        self.tsq_bytes = self.tsq_bytes.saturating_sub(l2_bytes);
+    }
+
+    /// Bytes of this connection's frames in the host qdisc (TSQ).
+    pub fn tsq_bytes(&self) -> u64 {
+        self.tsq_bytes
     }
 
     /// Who enforces this socket's pacing rate.
@@ -528,7 +539,7 @@ impl TcpSocket {
             return SndLim::Application;
         }
         self.pace_deadline = None;
-        if self.snd.app_rate_bps.is_some() {
+        if self.snd.app_rate_limited() {
             self.snd.app_write(now);
         }
         let lim = loop {

@@ -81,11 +81,11 @@ impl PcapTap {
 
     /// A gap of `wire_bytes` leaves port of node `tx` as `frames` PAUSE(0)
     /// frames at `rate_bps` (spec 01 §2.3), starting at `now`: frame sizes
-    /// differ by at most one byte (`net::ipg::gap`), each frame's wire
+    /// differ by at most one byte (`host::qdisc::ipg::gap`), each frame's wire
     /// footprint is its L2 bytes plus `framing_bytes` (preamble/SFD and IPG).
     pub fn on_gap(&mut self, now: SimTime, wire_bytes: u64, frames: u32, framing_bytes: u32, rate_bps: u64, tx: u16) {
         let mut t = now;
-        for w in crate::net::ipg::gap::sizes_of(wire_bytes, frames) {
+        for w in crate::host::qdisc::ipg::gap::sizes_of(wire_bytes, frames) {
             if t >= self.cfg.from && t < self.cfg.until && self.room() {
                 let l2 = w.saturating_sub(framing_bytes as u64 + FCS_BYTES) as usize;
                 self.pause_frames += 1;

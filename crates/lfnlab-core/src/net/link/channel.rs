@@ -5,8 +5,8 @@
 use std::collections::VecDeque;
 
 use super::impair::Impair;
-use super::packet::{NodeId, Packet};
-use super::timed_fifo::TimedFifo;
+use crate::net::packet::{NodeId, Packet};
+use crate::net::timed_fifo::TimedFifo;
 use crate::engine::time::{SimTime, Span};
 
 /// Jitter and reordering of a real circuit (spec 04 §2.12), boxed: rare.

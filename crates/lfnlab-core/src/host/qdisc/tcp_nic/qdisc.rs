@@ -12,7 +12,7 @@ use super::stream::{Queued, Stream};
 use crate::engine::time::{SimTime, Span};
 use crate::net::drop::DropCause;
 use crate::net::packet::{FlowId, Packet, PacketKind};
-use crate::net::queue::{Dequeue, FlowView, Qdisc, QueueStats};
+use crate::net::queue::{Dequeue, FlowView, Qdisc, QueueStats, Refused};
 
 /// CAM slot not yet looked up.
 const NO_ENTRY: u16 = u16::MAX;
@@ -145,17 +145,14 @@ impl TcpNicQdisc {
 }
 
 impl Qdisc for TcpNicQdisc {
-    fn tcp_nic_report(&self) -> Option<TcpNicReport> {
-        Some(self.report())
-    }
-
     /// §2.7.1 steps 1–5: write into the Send Buffer, look up the CAM, append
     /// to the stream's list. A full ring refuses the packet (host transfer blocks).
-    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Packet> {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Refused> {
         let bytes = pkt.l2_bytes();
         let Some(slot) = self.ring.write(bytes) else {
             self.ring_blocks += 1;
-            return Err(pkt);
+            // The Send Buffer is the host's interface queue (spec 03 §2.7.2).
+            return self.stats.refuse(pkt, DropCause::IfqFull);
         };
         let e = self.lookup(&pkt);
         self.shared_packets += u64::from(e == SHARED);
@@ -226,10 +223,6 @@ impl Qdisc for TcpNicQdisc {
 
     fn stats(&self) -> &QueueStats {
         &self.stats
-    }
-
-    fn count_drop(&mut self, cause: DropCause, bytes: u64) {
-        self.stats.on_drop(cause, bytes);
     }
 
     /// Full-size frames that still fit in the Send Buffer.

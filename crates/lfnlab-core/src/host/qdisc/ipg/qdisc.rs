@@ -14,7 +14,7 @@ use super::rate::{basis_bytes, target_rate};
 use crate::engine::time::{PS_PER_S, SimTime};
 use crate::net::drop::DropCause;
 use crate::net::packet::{FlowId, Packet, PacketKind};
-use crate::net::queue::{Dequeue, FlowView, Qdisc, QueueStats};
+use crate::net::queue::{Dequeue, FlowView, Qdisc, QueueStats, Refused};
 
 /// A TCP flow direction seen in a class, with its packets queued there.
 #[derive(Clone, Copy, Debug)]
@@ -189,9 +189,9 @@ impl IpgQdisc {
 }
 
 impl Qdisc for IpgQdisc {
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Packet> {
+    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Refused> {
         if self.stats.packets >= self.cfg.limit_packets {
-            return Err(pkt);
+            return self.stats.refuse(pkt, DropCause::IfqFull);
         }
         let bytes = pkt.l2_bytes();
         match self.classify(&pkt) {
@@ -255,10 +255,6 @@ impl Qdisc for IpgQdisc {
 
     fn stats(&self) -> &QueueStats {
         &self.stats
-    }
-
-    fn count_drop(&mut self, cause: DropCause, bytes: u64) {
-        self.stats.on_drop(cause, bytes);
     }
 
     fn room_packets(&self, _flow: FlowId, _dir: u8) -> u64 {

@@ -13,9 +13,9 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use super::drop::DropCause;
-use super::packet::{FlowId, Packet};
-use super::queue::{Dequeue, FlowView, Qdisc, QueueStats};
+use crate::net::drop::DropCause;
+use crate::net::packet::{FlowId, Packet};
+use crate::net::queue::{Dequeue, FlowView, Qdisc, QueueStats, Refused};
 use crate::engine::time::{PS_PER_S, SimTime, Span};
 
 /// Linux qdisc packet length: L3 + 14 B (spec 06 §4.3, CHOICE).
@@ -129,13 +129,13 @@ impl Fq {
 }
 
 impl Qdisc for Fq {
-    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Packet> {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Refused> {
         if self.stats.packets >= self.cfg.limit_packets {
-            return Err(pkt);
+            return self.stats.refuse(pkt, DropCause::IfqFull);
         }
         if pkt.tstamp > now + self.cfg.horizon {
-            // The caller counts it (DropCause::Horizon): room was available.
-            return Err(pkt);
+            // sch_fq.c fq_packet_beyond_horizon: room was available.
+            return self.stats.refuse(pkt, DropCause::Horizon);
         }
         if !pkt.is_data() {
             self.internal.push_back(pkt);
@@ -144,7 +144,7 @@ impl Qdisc for Fq {
             let cfg = self.cfg;
             let f = self.flow_mut(k);
             if f.q.len() as u64 >= cfg.flow_limit_packets {
-                return Err(pkt);
+                return self.stats.refuse(pkt, DropCause::IfqFull);
             }
             if !f.seen {
                 f.seen = true;
@@ -235,10 +235,6 @@ impl Qdisc for Fq {
         &self.stats
     }
 
-    fn count_drop(&mut self, cause: DropCause, bytes: u64) {
-        self.stats.on_drop(cause, bytes);
-    }
-
     fn room_packets(&self, flow: FlowId, dir: u8) -> u64 {
         let total = self.cfg.limit_packets.saturating_sub(self.stats.packets);
         let used = self.flows.get(key(flow, dir)).map_or(0, |f| f.q.len() as u64);
@@ -293,8 +289,10 @@ mod tests {
     #[test]
     fn packets_beyond_the_horizon_are_refused_and_counted() {
         let mut q = Fq::new(cfg());
-        assert!(q.enqueue(t_us(0), data(0, SimTime::ZERO + Span::from_secs(11))).is_err());
+        let r = q.enqueue(t_us(0), data(0, SimTime::ZERO + Span::from_secs(11))).unwrap_err();
+        assert_eq!(r.cause, DropCause::Horizon, "room was available: the horizon refused it");
         assert_eq!(q.stats().packets, 0);
+        assert_eq!(q.stats().drops.get(DropCause::Horizon), 1, "the queue counts its own drop");
     }
 
     struct Rate(f64);
@@ -347,7 +345,7 @@ mod tests {
         q.enqueue(t_us(0), data(0, SimTime::ZERO)).unwrap();
         q.enqueue(t_us(0), data(0, SimTime::ZERO)).unwrap();
         assert_eq!(q.room_packets(0, 0), 0);
-        assert!(q.enqueue(t_us(0), data(0, SimTime::ZERO)).is_err());
+        assert_eq!(q.enqueue(t_us(0), data(0, SimTime::ZERO)).unwrap_err().cause, DropCause::IfqFull, "a full flow queue is a full IFQ");
         q.enqueue(t_us(0), data(1, SimTime::ZERO)).unwrap();
         assert_eq!(q.room_packets(2, 0), 0);
     }
