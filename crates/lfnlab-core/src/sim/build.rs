@@ -344,13 +344,13 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
                 let app = if rr {
                     // spec 02 §3.1: the client writes its request; the server answers once it has it all.
                     let req = f.request.map_or(100, |b| b.bytes);
-                    init.snd.set_application(Some(req), None, false);
-                    acc.snd.set_application(Some(0), None, false);
+                    init.snd.app.set(Some(req), None, false);
+                    acc.snd.app.set(Some(0), None, false);
                     w.rr_apps.push(RequestResponse::new(si, si + 1, req, f.response.map(|b| b.bytes)));
                     Some(w.rr_apps.len() as u32 - 1)
                 } else {
-                    init.snd.set_application(f.bytes.map(|b| b.bytes), f.app_rate.map(|r| r.bps), false);
-                    acc.snd.set_application(Some(0), None, false);
+                    init.snd.app.set(f.bytes.map(|b| b.bytes), f.app_rate.map(|r| r.bps), false);
+                    acc.snd.app.set(Some(0), None, false);
                     None
                 };
                 if let Some(q) = &f.quickstart {
@@ -373,7 +373,7 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
                 // spec 04 §2.7 rules 3–4: at a host with a CPU model the
                 // application's write() and read() calls move the data.
                 if w.hosts[ha as usize].cpu.is_some() {
-                    init.snd.set_external_writer();
+                    init.snd.app.set_external_writer();
                 }
                 for (sock, h) in [(&mut init, ha), (&mut acc, hb)] {
                     if w.hosts[h as usize].cpu.is_some() {

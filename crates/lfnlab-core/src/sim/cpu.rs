@@ -231,7 +231,7 @@ impl World {
         let h = self.socket_host[s as usize];
         let flags = self.cpu_app[s as usize];
         let sock = &mut self.sockets[s as usize];
-        if flags & APP_WRITING == 0 && sock.snd.has_external_writer() && sock.snd.writer_room() > 0 {
+        if flags & APP_WRITING == 0 && sock.snd.app.external_writer() && sock.snd.writer_room() > 0 {
             self.cpu_app[s as usize] |= APP_WRITING;
             self.cpu_push(h, Class::Process, Work::Write(s));
         }

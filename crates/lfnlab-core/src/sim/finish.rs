@@ -1,7 +1,6 @@
 //! End of a run: close monitors and traces, check the books (spec 06 §7 V5)
 //! and assemble the summary and tables.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::RunOutput;
@@ -160,13 +159,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         .iter()
         .map(|p| {
             let st = p.queue.stats();
-            let mut by = BTreeMap::new();
-            for c in DropCause::ALL {
-                let n = st.drops.frames[c as usize];
-                if n > 0 {
-                    by.insert(c.name().to_string(), n);
-                }
-            }
+            let by = st.drops.by_name().map(|(name, n)| (name.to_string(), n)).collect();
             QueueSummary { name: p.name.clone(), enqueued: st.enqueued, dropped: st.drops.total(), drops_by_cause: by, max_bytes: st.max_bytes }
         })
         .collect();

@@ -52,8 +52,8 @@ impl WebRuntime {
         let (Some(cc_c), Some(cc_s)) = (mk_cc(0), mk_cc(1)) else { unreachable!("congestion control {} resolved", t.cc_name) };
         let mut client = TcpSocket::new(Addr { conn, ..t.client }, &t.cfg, cc_c);
         let mut server = TcpSocket::new(Addr { conn, ..t.server }, &t.cfg, cc_s);
-        client.snd.set_application(Some(0), None, false);
-        server.snd.set_application(Some(0), None, false);
+        client.snd.app.set(Some(0), None, false);
+        server.snd.app.set(Some(0), None, false);
         if let Some((qcfg, phase)) = &t.qs {
             let rng = Stream::derive(t.seed, &format!("flow[{}].conn[{conn}].quickstart", t.flow));
             QsConn::attach(&mut server, &mut client, qcfg, *phase, rng);

@@ -279,18 +279,7 @@ impl Sender {
         self.app.wake_at(self.established, self.mss)
     }
 
-    /// The application above this sender (set before the connection opens):
-    /// `total` bytes to send (None: unlimited), produced at `rate_bps` (None:
-    /// all at once, spec 03 F3 `r_disk`), written by the socket itself or by
-    /// an external writer (the spec 04 §2.7 CPU model's write() calls).
-    pub fn set_application(&mut self, total: Option<u64>, rate_bps: Option<u64>, external_writer: bool) {
-        self.app.set(total, rate_bps, external_writer);
-    }
 
-    /// An external writer moves the data (spec 04 §2.7 rules 3–4), not the socket.
-    pub fn set_external_writer(&mut self) {
-        self.app.set_external_writer();
-    }
 
     /// The application now has `total` bytes to send in all (None: unlimited)
     /// and writes what fits (a response of spec 02 §3.1).
@@ -306,15 +295,7 @@ impl Sender {
         self.app_write(now);
     }
 
-    /// The application is rate-limited (spec 03 F3 `r_disk`).
-    pub fn app_rate_limited(&self) -> bool {
-        self.app.rate_limited()
-    }
 
-    /// An external writer moves the data (spec 04 §2.7 rules 3–4).
-    pub fn has_external_writer(&self) -> bool {
-        self.app.external_writer()
-    }
 
     /// The application writes while Q_snd < B_snd, else blocks until Q_snd ≤ ⅔·B_snd.
     pub fn app_write(&mut self, now: SimTime) {

@@ -153,11 +153,6 @@ impl TcpSocket {
         self.tsq_bytes = self.tsq_bytes.saturating_sub(l2_bytes);
     }
 
-    /// Bytes of this connection's frames in the host qdisc (TSQ).
-    pub fn tsq_bytes(&self) -> u64 {
-        self.tsq_bytes
-    }
-
     /// Who enforces this socket's pacing rate.
     pub fn pacing(&self) -> Pacing {
         self.pacing
@@ -539,7 +534,7 @@ impl TcpSocket {
             return SndLim::Application;
         }
         self.pace_deadline = None;
-        if self.snd.app_rate_limited() {
+        if self.snd.app.rate_limited() {
             self.snd.app_write(now);
         }
         let lim = loop {
