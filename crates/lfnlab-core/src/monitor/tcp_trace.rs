@@ -150,10 +150,10 @@ impl TcpColumns {
         self.rwnd.push(snd.snd_wnd);
         self.rcv_wnd.push(r.rcv.rcv_wnd());
         self.m_used.push(r.rcv.m_used);
-        self.pacing_rate.push(if s.pacing() == Pacing::Off { 0.0 } else { snd.pacing_rate });
+        self.pacing_rate.push(if s.pacing() == Pacing::Off { 0.0 } else { snd.pacing.bytes_per_s });
         self.delivery_rate.push(snd.rate.last.map_or(0.0, |r| r.delivery_rate_bytes_per_s));
         self.ca_state.push(snd.state.name().to_string());
-        self.dupacks.push(snd.dupacks as u64);
+        self.dupacks.push(snd.rec.dupacks as u64);
         self.sack_blocks.push(snd.stats.last_sack_blocks);
         self.retrans.push(snd.stats.retrans);
         self.fast_retrans.push(snd.stats.fast_retrans);

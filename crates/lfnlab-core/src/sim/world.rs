@@ -42,7 +42,7 @@ impl FlowView for SocketView<'_> {
             srtt_s: s.rtt.srtt.map_or(0.0, |x| x.as_secs_f64()),
             min_rtt_s: s.rtt.min_rtt.map_or(0.0, |x| x.as_secs_f64()),
             // Only flows paced by the qdisc expose their rate to it (spec 06 §5.3 `fq` pacing).
-            pacing_rate_bytes_per_s: if s.pacing() == Pacing::QdiscRate { s.snd.pacing_rate } else { 0.0 },
+            pacing_rate_bytes_per_s: if s.pacing() == Pacing::QdiscRate { s.snd.pacing.bytes_per_s } else { 0.0 },
             latest_rtt_s: s.rtt.latest.map_or(0.0, |x| x.as_secs_f64()),
             in_flight_segments: s.snd.sb.pipe(),
             mss_bytes: s.snd.mss,

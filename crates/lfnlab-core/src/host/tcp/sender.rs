@@ -3,16 +3,17 @@
 //! (cwnd growth, ssthresh) is asked of the congestion control (`host::cc`).
 
 use super::app_source::AppSource;
+use super::cwnd_usage::CwndUsage;
 use super::delivery_rate::DeliveryRate;
+use super::pacing_rate::PacingRate;
+use super::recovery::{Recovery, DUPTHRESH};
 use super::snd_limits::SndLimits;
-use super::config::{IdleRestart, IsLost, RecoveryCwnd, SendStallPolicy, SlowStartWhile, TcpConfig};
+use super::config::{IdleRestart, IsLost, SendStallPolicy, SlowStartWhile, TcpConfig};
 use super::rtt::RttEstimator;
 use super::scoreboard::{CumAck, LOST, SegRecord, Scoreboard};
 use crate::engine::time::{SimTime, Span};
 use crate::host::cc::{AckSample, CaState, CcContext, CcEvent, CongestionControl, RoundStats, SsthreshReason, Window};
 use crate::net::packet::TcpHeader;
-
-const DUPTHRESH: u32 = 3;
 
 pub use super::snd_limits::SndLim;
 
@@ -57,7 +58,6 @@ pub struct Sender {
     // Configuration used per ACK.
     abc_l: u32,
     ss_while: SlowStartWhile,
-    recovery_cwnd: RecoveryCwnd,
     is_lost: IsLost,
     stall_policy: SendStallPolicy,
     burst_moderation: bool,
@@ -78,17 +78,11 @@ pub struct Sender {
     pub snd_wnd: u64,
     pub w: Window,
     pub state: CaState,
-    recover: Option<u64>,
-    pub dupacks: u32,
+    /// Loss recovery's window rules and bookkeeping: the recovery point,
+    /// duplicate ACKs, PRR / rate halving, CWR (`host::tcp::recovery`).
+    pub rec: Recovery,
     pub sb: Scoreboard,
     pub cc: Box<dyn CongestionControl>,
-    // Recovery bookkeeping.
-    prr_delivered: u64,
-    prr_out: u64,
-    recover_fs: u64,
-    rh_acks: u32,
-    cwr_high: u64,
-    cwr_acks: u32,
     /// The application above: what it has written into the send buffer and
     /// will write (`host::tcp::app_source`).
     pub app: AppSource,
@@ -102,19 +96,10 @@ pub struct Sender {
     round_end: u64,
     /// RTT samples of the current round (spec 06 §4.1 `on_round_end`).
     round: RoundAcc,
-    /// Pacing rate of spec 06 §4.3 in bytes/s (0 = unpaced: no RTT sample yet).
-    pub pacing_rate: f64,
-    /// `max_pacing_rate` cap in bytes/s (∞ = none).
-    pub max_pacing_rate: f64,
-    /// cwnd-usage tracking per window (Linux tcp_cwnd_validate): was the
-    /// sender cwnd-limited in the current window, and its largest packets_out.
-    is_cwnd_limited: bool,
-    max_packets_out: u64,
-    cwnd_usage_seq: u64,
-    /// Pacer charge of a full segment, L3 + 14 B (spec 06 §4.3).
-    charge_per_segment: u32,
-    /// Pacing is on (any kind but `off`).
-    pub paced: bool,
+    /// The pacing rate of spec 06 §4.3 (`host::tcp::pacing_rate`).
+    pub pacing: PacingRate,
+    /// cwnd use per window (Linux tcp_cwnd_validate, `host::tcp::cwnd_usage`).
+    usage: CwndUsage,
     /// Send the next lost segment even if cwnd is full (once; set by a
     /// Quick-Start revert inside recovery, spec 02 §2.3.10).
     pub retransmit_now: bool,
@@ -170,7 +155,6 @@ impl Sender {
         Sender {
             abc_l: cfg.abc_l,
             ss_while: cfg.slow_start_while,
-            recovery_cwnd: cfg.recovery_cwnd,
             is_lost: cfg.is_lost,
             stall_policy: cfg.send_stall_policy,
             burst_moderation: cfg.burst_moderation,
@@ -186,16 +170,9 @@ impl Sender {
             snd_wnd: 65535,
             w: Window { cwnd: 1.0, ssthresh: f64::INFINITY },
             state: CaState::Open,
-            recover: None,
-            dupacks: 0,
+            rec: Recovery::new(cfg.recovery_cwnd),
             sb: Scoreboard::new(),
             cc,
-            prr_delivered: 0,
-            prr_out: 0,
-            recover_fs: 0,
-            rh_acks: 0,
-            cwr_high: 0,
-            cwr_acks: 0,
             app: AppSource::new(cfg.sndbuf_bytes),
             rate: DeliveryRate::default(),
             last_data_sent: None,
@@ -204,13 +181,8 @@ impl Sender {
             established: false,
             round_end: 0,
             round: RoundAcc::default(),
-            pacing_rate: 0.0,
-            max_pacing_rate: cfg.max_pacing_rate_bytes_per_s,
-            is_cwnd_limited: false,
-            max_packets_out: 0,
-            cwnd_usage_seq: 0,
-            charge_per_segment: 0,
-            paced: cfg.pacing != super::config::Pacing::Off,
+            pacing: PacingRate::new(cfg.pacing != super::config::Pacing::Off, cfg.max_pacing_rate_bytes_per_s),
+            usage: CwndUsage::default(),
             retransmit_now: false,
         }
     }
@@ -219,7 +191,7 @@ impl Sender {
     /// `charge` is the pacer's charge of a full segment, L3 + 14 B (spec 06 §4.3).
     pub fn establish(&mut self, now: SimTime, mss: u32, charge: u32, iw: u32, sack_ok: bool, ts_ok: bool, rtt: &RttEstimator) {
         self.mss = mss;
-        self.charge_per_segment = charge;
+        self.pacing.establish(charge);
         self.sack = self.sack && sack_ok;
         self.timestamps = self.timestamps && ts_ok;
         self.iw_segments = iw;
@@ -253,7 +225,7 @@ impl Sender {
             app_limited: self.rate.app_limited(),
             rounds: self.stats.rounds,
             iw_segments: self.iw_segments,
-            paced: self.paced,
+            paced: self.pacing.on,
         }
     }
 
@@ -452,11 +424,7 @@ impl Sender {
     fn count_dupack(&mut self, h: &TcpHeader, prior: &AckPrior, advanced: bool, newly_sacked: u64) -> bool {
         let is_dup = (!advanced && h.payload == 0 && !prior.window_changed && prior.had_outstanding && h.ack == prior.una)
             || (self.sack && newly_sacked > 0);
-        if advanced {
-            self.dupacks = 0;
-        } else if is_dup {
-            self.dupacks += 1;
-        }
+        self.rec.count_ack(advanced, is_dup);
         if self.sack {
             self.sb.mark_lost(DUPTHRESH as u64, self.is_lost == IsLost::Fack);
         }
@@ -469,13 +437,13 @@ impl Sender {
     /// ACK's lost head without SACK.
     fn update_ca_state(&mut self, now: SimTime, ack: u64, advanced: bool, rtt: &RttEstimator) {
         match self.state {
-            CaState::Recovery if self.recover.is_some_and(|r| ack >= r) || (advanced && self.cc.reno_recovery()) => {
+            CaState::Recovery if self.rec.recovered(ack) || (advanced && self.cc.reno_recovery()) => {
                 self.exit_recovery(now, rtt);
             }
-            CaState::Loss if self.recover.is_some_and(|r| ack >= r) => {
+            CaState::Loss if self.rec.recovered(ack) => {
                 self.set_state(now, rtt, CaState::Open);
             }
-            CaState::Cwr if ack >= self.cwr_high => {
+            CaState::Cwr if self.rec.cwr_done(ack) => {
                 self.set_state(now, rtt, CaState::Open);
             }
             _ => {}
@@ -483,18 +451,18 @@ impl Sender {
 
         // Entering recovery: once per window (snd_una > recover).
         if matches!(self.state, CaState::Open | CaState::Disorder | CaState::Cwr)
-            && self.recover.is_none_or(|r| ack > r)
+            && self.rec.may_enter(ack)
             && self.sb.packets_out > 0
         {
             let head_lost = self.sack && self.sb.first().is_some_and(|s| s.has(LOST));
-            if self.dupacks >= DUPTHRESH || head_lost {
+            if self.rec.dupacks >= DUPTHRESH || head_lost {
                 self.enter_recovery(now, rtt);
             }
         }
 
         match self.state {
-            CaState::Open if self.dupacks > 0 || self.sb.sacked_out > 0 => self.set_state(now, rtt, CaState::Disorder),
-            CaState::Disorder if self.dupacks == 0 && self.sb.sacked_out == 0 => {
+            CaState::Open if self.rec.dupacks > 0 || self.sb.sacked_out > 0 => self.set_state(now, rtt, CaState::Disorder),
+            CaState::Disorder if self.rec.dupacks == 0 && self.sb.sacked_out == 0 => {
                 self.set_state(now, rtt, CaState::Open);
                 self.moderate_burst();
             }
@@ -518,13 +486,13 @@ impl Sender {
             return;
         }
         match self.state {
-            CaState::Recovery => self.recovery_ack(sample.acked_segments, sample.newly_delivered, is_dup, advanced),
+            CaState::Recovery => {
+                let pipe = self.sb.pipe();
+                self.rec.on_ack(&mut self.w, pipe, self.sack, sample.acked_segments, sample.newly_delivered, is_dup, advanced);
+            }
             CaState::Cwr => {
                 if self.stall_policy == SendStallPolicy::CwrGradual {
-                    self.cwr_acks += 1;
-                    if self.cwr_acks % 2 == 0 && self.w.cwnd > self.w.ssthresh {
-                        self.w.cwnd -= 1.0;
-                    }
+                    self.rec.cwr_gradual_ack(&mut self.w);
                 }
             }
             CaState::Open | CaState::Disorder | CaState::Loss => {
@@ -539,27 +507,11 @@ impl Sender {
         self.bound();
     }
 
-    /// The pacing rate after an ACK (spec 06 §4.3): the algorithm's own rate,
-    /// else ratio · MSS · max(cwnd, packets_out) / SRTT, capped by max_pacing_rate.
+    /// The pacing rate after an ACK (spec 06 §4.3, `host::tcp::pacing_rate`).
     fn update_pacing_rate(&mut self, now: SimTime, rtt: &RttEstimator) {
         let ctx = self.ctx(now, rtt);
-        let rate = match self.cc.pacing_rate(&ctx, &self.w) {
-            // The algorithm's rate is in delivery-rate units (payload B/s):
-            // convert it to the pacer's charge so that its packet rate is the
-            // one the algorithm asked for (as Linux EDT, which charges payload).
-            Some(r) => r * self.charge_per_segment as f64 / self.mss.max(1) as f64,
-            None => match rtt.srtt {
-                None => 0.0,
-                Some(srtt) => {
-                    // Linux tcp_pacing_ss_ratio 200, tcp_pacing_ca_ratio 120.
-                    let ratio = if self.w.cwnd < self.w.ssthresh / 2.0 { 2.0 } else { 1.2 };
-                    let segs = self.w.cwnd.max(self.sb.packets_out as f64);
-                    ratio * self.mss as f64 * segs / srtt.as_secs_f64().max(1e-12)
-                }
-            },
-        };
-        debug_assert!(rate.is_finite() && rate >= 0.0, "pacing rate must be finite and non-negative");
-        self.pacing_rate = rate.min(self.max_pacing_rate);
+        let cc_rate = self.cc.pacing_rate(&ctx, &self.w);
+        self.pacing.update(cc_rate, rtt.srtt, &self.w, self.sb.packets_out, self.mss);
     }
 
     /// burst_moderation: cwnd ← min(cwnd, in_flight + 3) (spec 06 §2.4).
@@ -569,33 +521,15 @@ impl Sender {
         }
     }
 
-    /// Was cwnd the limit (spec 06 §2.4 `cwnd_limited_growth`)? in_flight
-    /// before the ACK reached ⌊cwnd⌋, or (Linux tcp_is_cwnd_limited, CHOICE)
-    /// the sender hit cwnd earlier in this window, or in slow start cwnd is
-    /// below twice the window's largest packets_out. The last two keep a
-    /// paced sender, whose in_flight trails cwnd by the segments waiting for
-    /// their departure time, growing as Linux does.
-    fn cwnd_limited(&self, prior_in_flight: u64) -> bool {
-        prior_in_flight as f64 >= self.w.cwnd.floor()
-            || self.is_cwnd_limited
-            || (self.in_slow_start() && self.w.cwnd < 2.0 * self.max_packets_out as f64)
-    }
-
     /// After a transmission attempt: track cwnd usage per window (Linux
-    /// tcp_cwnd_validate). A window ends when snd_una passes the snd_max
-    /// recorded at its start.
+    /// tcp_cwnd_validate, `host::tcp::cwnd_usage`).
     pub fn cwnd_validate(&mut self) {
-        let limited = self.sb.pipe() as f64 >= self.w.cwnd.floor();
-        if self.snd_una >= self.cwnd_usage_seq || limited || (!self.is_cwnd_limited && self.sb.packets_out > self.max_packets_out) {
-            self.is_cwnd_limited = limited;
-            self.max_packets_out = self.sb.packets_out;
-            self.cwnd_usage_seq = self.snd_max;
-        }
+        self.usage.on_transmit_attempt(self.sb.pipe(), self.w.cwnd, self.sb.packets_out, self.snd_una, self.snd_max);
     }
 
     /// Slow start and congestion avoidance (spec 06 §2.4).
     fn grow(&mut self, now: SimTime, rtt: &RttEstimator, a: &mut AckSample) {
-        if self.cwnd_limited_growth && !self.cwnd_limited(a.prior_in_flight) {
+        if self.cwnd_limited_growth && !self.usage.limited(a.prior_in_flight, self.w.cwnd, self.in_slow_start()) {
             return;
         }
         let l = if self.abc_l == u32::MAX { f64::INFINITY } else { self.abc_l as f64 };
@@ -617,75 +551,22 @@ impl Sender {
         }
     }
 
+    /// Fast recovery begins (spec 06 §2.5): ssthresh from the algorithm, the
+    /// head marked lost, cwnd by the recovery mode (`host::tcp::recovery`).
     fn enter_recovery(&mut self, now: SimTime, rtt: &RttEstimator) {
         let ctx = self.ctx(now, rtt);
         let ss = self.cc.ssthresh(&ctx, &self.w, SsthreshReason::FastRetransmit);
         self.w.ssthresh = ss.max(2.0);
-        self.recover = Some(self.snd_max);
         self.sb.mark_head_lost();
         self.stats.recoveries += 1;
-        let rules = if self.cc.has_cong_control() { None } else { Some((self.recovery_cwnd, self.sack)) };
-        match rules {
-            None => {}
-            Some(rules) => match rules {
-            (RecoveryCwnd::Rfc, false) => self.w.cwnd = self.w.ssthresh + 3.0,
-            (RecoveryCwnd::Rfc, true) => self.w.cwnd = self.w.ssthresh,
-            (RecoveryCwnd::RateHalving, _) => self.rh_acks = 0,
-            (RecoveryCwnd::Prr, _) => {
-                self.recover_fs = self.sb.pipe().max(1);
-                self.prr_delivered = 0;
-                self.prr_out = 0;
-            }
-            },
-        }
+        let window_rules = !self.cc.has_cong_control();
+        self.rec.enter(&mut self.w, self.snd_max, self.sb.pipe(), self.sack, window_rules);
         self.set_state(now, rtt, CaState::Recovery);
     }
 
-    /// Per-ACK cwnd in Recovery (spec 06 §2.5 table).
-    fn recovery_ack(&mut self, acked: u64, delivered: u64, dup: bool, advanced: bool) {
-        match (self.recovery_cwnd, self.sack) {
-            (RecoveryCwnd::Rfc, false) => {
-                if dup {
-                    self.w.cwnd += 1.0;
-                } else if advanced {
-                    // RFC 6582 partial ACK: deflate by the amount acked, add one back.
-                    self.w.cwnd -= acked as f64;
-                    if acked >= 1 {
-                        self.w.cwnd += 1.0;
-                    }
-                }
-            }
-            (RecoveryCwnd::Rfc, true) => {}
-            (RecoveryCwnd::RateHalving, _) => {
-                self.rh_acks += 1;
-                if self.rh_acks % 2 == 0 && self.w.cwnd > self.w.ssthresh {
-                    self.w.cwnd -= 1.0;
-                }
-                self.w.cwnd = self.w.cwnd.min((self.sb.pipe() + 1) as f64);
-            }
-            (RecoveryCwnd::Prr, _) => {
-                // RFC 6937 with SSRB.
-                self.prr_delivered += delivered;
-                let pipe = self.sb.pipe() as f64;
-                let ss = self.w.ssthresh;
-                let sndcnt = if pipe > ss {
-                    ((self.prr_delivered as f64 * ss) / self.recover_fs as f64).ceil() - self.prr_out as f64
-                } else {
-                    (ss - pipe).min((self.prr_delivered as f64 - self.prr_out as f64).max(delivered as f64) + 1.0)
-                };
-                self.w.cwnd = pipe + sndcnt.max(0.0);
-            }
-        }
-    }
-
     fn exit_recovery(&mut self, now: SimTime, rtt: &RttEstimator) {
-        let ss = self.w.ssthresh;
         if !self.cc.has_cong_control() {
-            self.w.cwnd = match (self.recovery_cwnd, self.sack) {
-                (RecoveryCwnd::Rfc, false) => ss.min((self.sb.packets_out.max(1) + 1) as f64),
-                (RecoveryCwnd::Rfc, true) | (RecoveryCwnd::Prr, _) => ss,
-                (RecoveryCwnd::RateHalving, _) => self.w.cwnd.min(ss),
-            };
+            self.w.cwnd = self.rec.exit_cwnd(&self.w, self.sb.packets_out, self.sack);
         }
         let next = if self.sb.sacked_out > 0 { CaState::Disorder } else { CaState::Open };
         self.set_state(now, rtt, next);
@@ -702,8 +583,7 @@ impl Sender {
         }
         self.w.cwnd = 1.0;
         self.sb.on_rto();
-        self.recover = Some(self.snd_max);
-        self.dupacks = 0;
+        self.rec.on_rto(self.snd_max);
         self.set_state(now, rtt, CaState::Loss);
         let ctx = self.ctx(now, rtt);
         self.cc.on_rto(&ctx, &mut self.w);
@@ -827,7 +707,7 @@ impl Sender {
             }
         }
         if self.state == CaState::Recovery {
-            self.prr_out += 1;
+            self.rec.on_sent_in_recovery();
         }
         self.stats.segments_sent += 1;
         self.last_data_sent = Some(now);
@@ -850,8 +730,7 @@ impl Sender {
                 } else {
                     self.w.cwnd.min((self.sb.pipe() + 1) as f64)
                 };
-                self.cwr_high = self.snd_max;
-                self.cwr_acks = 0;
+                self.rec.enter_cwr(self.snd_max);
                 self.stats.cwr_entries += 1;
                 self.set_state(now, rtt, CaState::Cwr);
                 self.bound();

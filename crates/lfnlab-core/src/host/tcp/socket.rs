@@ -515,14 +515,14 @@ impl TcpSocket {
     /// TSQ limit: max(2 segments, pacing_rate × 1 ms), capped at 1 MiB (spec 06 §2.8).
     fn tsq_limit_bytes(&self) -> u64 {
         let seg = (self.snd.mss + 66) as u64;
-        ((self.snd.pacing_rate * 1e-3) as u64).max(2 * seg).min(1 << 20)
+        ((self.snd.pacing.bytes_per_s * 1e-3) as u64).max(2 * seg).min(1 << 20)
     }
 
     /// EDT stamp of a data packet of `len` pacing bytes sent at `now`:
     /// tstamp = max(now, t_w), then t_w = tstamp + L/r (spec 06 §5.3 `edt`).
     fn stamp(&mut self, now: SimTime, len: u64) -> SimTime {
         let ts = self.t_w.max(now);
-        let r = self.snd.pacing_rate;
+        let r = self.snd.pacing.bytes_per_s;
         self.t_w = if r > 0.0 { ts + pacing_gap(len, r) } else { ts };
         ts
     }

@@ -1,0 +1,258 @@
+//! Loss recovery's window rules and bookkeeping (spec 06 §2.5, §2.8).
+//!
+//! Split from the sender as ns-3 splits `TcpRecoveryOps` (`TcpClassicRecovery`,
+//! `TcpPrrRecovery`) from `TcpSocketBase`: this file says what cwnd is on
+//! entering fast recovery, on each ACK inside it and on leaving it, for each
+//! `recovery_cwnd` mode (RFC 6582 NewReno, Linux rate halving, RFC 6937 PRR),
+//! and keeps the duplicate-ACK count, the recovery point and the
+//! local-congestion (CWR) episode. The state machine that decides *when* to
+//! enter and leave (Linux `tcp_fastretrans_alert`, spec 06 §2.5) stays in the
+//! sender, which owns the `CaState` and tells the congestion control; lost
+//! marking (RFC 6675 IsLost, FACK, a partial ACK's head) is the scoreboard's.
+
+use super::config::RecoveryCwnd;
+use crate::host::cc::Window;
+
+/// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2 DupThresh).
+pub const DUPTHRESH: u32 = 3;
+
+/// Recovery bookkeeping of one sender.
+#[derive(Clone, Debug)]
+pub struct Recovery {
+    mode: RecoveryCwnd,
+    /// RFC 6582 `recover`: snd_max when the last recovery or RTO began; a new
+    /// recovery may start only once snd_una has passed it (once per window).
+    recover: Option<u64>,
+    /// Duplicate ACKs since snd_una last advanced (spec 06 §2.5).
+    pub dupacks: u32,
+    // RFC 6937 PRR: delivered and sent since recovery began, and the flight
+    // size when it began (RecoverFS).
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    /// Rate halving: ACKs inside recovery (cwnd drops by one every second).
+    rh_acks: u32,
+    /// CWR (spec 06 §2.8): snd_max when it began, and ACKs since.
+    cwr_high: u64,
+    cwr_acks: u32,
+}
+
+impl Recovery {
+    pub fn new(mode: RecoveryCwnd) -> Recovery {
+        Recovery { mode, recover: None, dupacks: 0, prr_delivered: 0, prr_out: 0, recover_fs: 0, rh_acks: 0, cwr_high: 0, cwr_acks: 0 }
+    }
+
+    /// Count an ACK: a cumulative advance resets the duplicate count.
+    pub fn count_ack(&mut self, advanced: bool, is_dup: bool) {
+        if advanced {
+            self.dupacks = 0;
+        } else if is_dup {
+            self.dupacks += 1;
+        }
+    }
+
+    /// May a new recovery start at this ACK (RFC 6582: snd_una above `recover`)?
+    pub fn may_enter(&self, ack: u64) -> bool {
+        self.recover.is_none_or(|r| ack > r)
+    }
+
+    /// Has this ACK covered everything outstanding when recovery or the RTO began?
+    pub fn recovered(&self, ack: u64) -> bool {
+        self.recover.is_some_and(|r| ack >= r)
+    }
+
+    /// Has this ACK covered everything outstanding when CWR began?
+    pub fn cwr_done(&self, ack: u64) -> bool {
+        ack >= self.cwr_high
+    }
+
+    /// Fast recovery begins (spec 06 §2.5 table, "enter" column). `pipe` is
+    /// the flight after the head was marked lost; `window_rules` is false for
+    /// an algorithm with its own `cong_control`, which owns cwnd.
+    pub fn enter(&mut self, w: &mut Window, snd_max: u64, pipe: u64, sack: bool, window_rules: bool) {
+        self.recover = Some(snd_max);
+        if !window_rules {
+            return;
+        }
+        match (self.mode, sack) {
+            // RFC 6582 §3.2 step 3: inflate by the three segments that left.
+            (RecoveryCwnd::Rfc, false) => w.cwnd = w.ssthresh + 3.0,
+            // RFC 6675 §5 step 4.2: cwnd = ssthresh, the pipe does the rest.
+            (RecoveryCwnd::Rfc, true) => w.cwnd = w.ssthresh,
+            (RecoveryCwnd::RateHalving, _) => self.rh_acks = 0,
+            (RecoveryCwnd::Prr, _) => {
+                self.recover_fs = pipe.max(1);
+                self.prr_delivered = 0;
+                self.prr_out = 0;
+            }
+        }
+    }
+
+    /// cwnd after an ACK inside fast recovery (spec 06 §2.5 table, "per ACK").
+    pub fn on_ack(&mut self, w: &mut Window, pipe: u64, sack: bool, acked: u64, delivered: u64, dup: bool, advanced: bool) {
+        match (self.mode, sack) {
+            (RecoveryCwnd::Rfc, false) => {
+                if dup {
+                    w.cwnd += 1.0;
+                } else if advanced {
+                    // RFC 6582 partial ACK: deflate by the amount acked, add one back.
+                    w.cwnd -= acked as f64;
+                    if acked >= 1 {
+                        w.cwnd += 1.0;
+                    }
+                }
+            }
+            (RecoveryCwnd::Rfc, true) => {}
+            (RecoveryCwnd::RateHalving, _) => {
+                self.rh_acks += 1;
+                if self.rh_acks % 2 == 0 && w.cwnd > w.ssthresh {
+                    w.cwnd -= 1.0;
+                }
+                w.cwnd = w.cwnd.min((pipe + 1) as f64);
+            }
+            (RecoveryCwnd::Prr, _) => {
+                // RFC 6937 §3 with SSRB (slow-start reduction bound).
+                self.prr_delivered += delivered;
+                let pipe = pipe as f64;
+                let ss = w.ssthresh;
+                let sndcnt = if pipe > ss {
+                    ((self.prr_delivered as f64 * ss) / self.recover_fs as f64).ceil() - self.prr_out as f64
+                } else {
+                    (ss - pipe).min((self.prr_delivered as f64 - self.prr_out as f64).max(delivered as f64) + 1.0)
+                };
+                w.cwnd = pipe + sndcnt.max(0.0);
+            }
+        }
+    }
+
+    /// cwnd when fast recovery ends (spec 06 §2.5 table, "exit"; RFC 6582
+    /// §3.2 step 5 for NewReno without SACK).
+    pub fn exit_cwnd(&self, w: &Window, packets_out: u64, sack: bool) -> f64 {
+        let ss = w.ssthresh;
+        match (self.mode, sack) {
+            (RecoveryCwnd::Rfc, false) => ss.min((packets_out.max(1) + 1) as f64),
+            (RecoveryCwnd::Rfc, true) | (RecoveryCwnd::Prr, _) => ss,
+            (RecoveryCwnd::RateHalving, _) => w.cwnd.min(ss),
+        }
+    }
+
+    /// A segment left while in fast recovery (PRR's `prr_out`).
+    pub fn on_sent_in_recovery(&mut self) {
+        self.prr_out += 1;
+    }
+
+    /// The RTO fired (spec 06 §2.5 RTO step 2): everything sent is the new
+    /// recovery point and the duplicate count restarts.
+    pub fn on_rto(&mut self, snd_max: u64) {
+        self.recover = Some(snd_max);
+        self.dupacks = 0;
+    }
+
+    /// Local congestion (spec 06 §2.8): CWR lasts until snd_max is ACKed.
+    pub fn enter_cwr(&mut self, snd_max: u64) {
+        self.cwr_high = snd_max;
+        self.cwr_acks = 0;
+    }
+
+    /// An ACK in CWR under `cwr_gradual`: cwnd falls by one every second ACK
+    /// down to ssthresh (Linux rate halving in CWR).
+    pub fn cwr_gradual_ack(&mut self, w: &mut Window) {
+        self.cwr_acks += 1;
+        if self.cwr_acks % 2 == 0 && w.cwnd > w.ssthresh {
+            w.cwnd -= 1.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(cwnd: f64, ssthresh: f64) -> Window {
+        Window { cwnd, ssthresh }
+    }
+
+    /// RFC 6582 without SACK: enter at ssthresh + 3, +1 per dupack, a partial
+    /// ACK deflates by what it acked and adds one back; exit at
+    /// min(ssthresh, flight + 1).
+    #[test]
+    fn newreno_inflates_deflates_and_exits() {
+        let mut r = Recovery::new(RecoveryCwnd::Rfc);
+        let mut win = w(20.0, 10.0);
+        r.enter(&mut win, 1000, 19, false, true);
+        assert_eq!(win.cwnd, 13.0);
+        r.on_ack(&mut win, 19, false, 0, 0, true, false);
+        assert_eq!(win.cwnd, 14.0);
+        r.on_ack(&mut win, 15, false, 5, 5, false, true);
+        assert_eq!(win.cwnd, 10.0);
+        assert_eq!(r.exit_cwnd(&win, 4, false), 5.0);
+        assert_eq!(r.exit_cwnd(&win, 40, false), 10.0);
+        assert!(r.recovered(1000) && !r.recovered(999));
+        assert!(!r.may_enter(1000) && r.may_enter(1001));
+    }
+
+    /// Rate halving: one segment off every second ACK while above ssthresh,
+    /// never more than pipe + 1.
+    #[test]
+    fn rate_halving_drops_one_every_second_ack() {
+        let mut r = Recovery::new(RecoveryCwnd::RateHalving);
+        let mut win = w(20.0, 10.0);
+        r.enter(&mut win, 1000, 19, true, true);
+        assert_eq!(win.cwnd, 20.0);
+        r.on_ack(&mut win, 30, true, 0, 1, true, false);
+        assert_eq!(win.cwnd, 20.0);
+        r.on_ack(&mut win, 30, true, 0, 1, true, false);
+        assert_eq!(win.cwnd, 19.0);
+        r.on_ack(&mut win, 5, true, 0, 1, true, false);
+        assert_eq!(win.cwnd, 6.0);
+        assert_eq!(r.exit_cwnd(&win, 5, true), 6.0);
+    }
+
+    /// RFC 6937 PRR: above ssthresh, sndcnt = ⌈prr_delivered·ssthresh/RecoverFS⌉ − prr_out;
+    /// at or below it, SSRB grants at most ssthresh − pipe.
+    #[test]
+    fn prr_paces_the_reduction() {
+        let mut r = Recovery::new(RecoveryCwnd::Prr);
+        let mut win = w(20.0, 10.0);
+        r.enter(&mut win, 1000, 20, true, true);
+        // Two delivered, pipe 18 > 10: ⌈2·10/20⌉ − 0 = 1.
+        r.on_ack(&mut win, 18, true, 0, 2, true, false);
+        assert_eq!(win.cwnd, 19.0);
+        r.on_sent_in_recovery();
+        // Pipe 8 ≤ 10: min(10 − 8, max(4 − 1, 2) + 1) = 2.
+        r.on_ack(&mut win, 8, true, 0, 2, true, false);
+        assert_eq!(win.cwnd, 10.0);
+        assert_eq!(r.exit_cwnd(&win, 8, true), 10.0);
+    }
+
+    /// An algorithm with its own cong_control keeps cwnd; the recovery point is set anyway.
+    #[test]
+    fn cong_control_keeps_its_window() {
+        let mut r = Recovery::new(RecoveryCwnd::Rfc);
+        let mut win = w(20.0, 10.0);
+        r.enter(&mut win, 500, 19, false, false);
+        assert_eq!(win.cwnd, 20.0);
+        assert!(r.recovered(500));
+    }
+
+    #[test]
+    fn cwr_gradual_and_rto_bookkeeping() {
+        let mut r = Recovery::new(RecoveryCwnd::Prr);
+        r.enter_cwr(700);
+        assert!(!r.cwr_done(699) && r.cwr_done(700));
+        let mut win = w(12.0, 10.0);
+        for _ in 0..6 {
+            r.cwr_gradual_ack(&mut win);
+        }
+        assert_eq!(win.cwnd, 10.0);
+        r.count_ack(false, true);
+        r.count_ack(false, true);
+        assert_eq!(r.dupacks, 2);
+        r.on_rto(900);
+        assert_eq!(r.dupacks, 0);
+        assert!(r.recovered(900));
+        r.count_ack(false, true);
+        r.count_ack(true, false);
+        assert_eq!(r.dupacks, 0);
+    }
+}
