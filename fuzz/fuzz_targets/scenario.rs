@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lfnlab_core::scenario::bins::series;
+use lfnlab_core::scenario::monitor::bins::series;
 use lfnlab_core::scenario::{load_str, to_toml};
 
 /// Bounds on the run of a scenario that loads: a fuzz input must take well
@@ -16,7 +16,7 @@ use lfnlab_core::scenario::{load_str, to_toml};
 const BOUNDED: [&str; 3] = ["sim.duration=20ms", "sim.max_events=200000", "sim.wall_timeout=2s"];
 /// Bins close inside other events, outside the event and wall-clock limits: a
 /// run is skipped when one of its series would close more than this many
-/// (the loader's own bound, `scenario::bins::MAX_BINS_PER_SERIES`, is 10^7,
+/// (the loader's own bound, `scenario::monitor::bins::MAX_BINS_PER_SERIES`, is 10^7,
 /// seconds and GB of rows: too much per fuzz input).
 const BOUNDED_BINS_PER_SERIES: u64 = 100_000;
 

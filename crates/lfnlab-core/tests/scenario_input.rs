@@ -523,11 +523,11 @@ fn monitors_name_an_existing_link() {
 /// its key path: bins close inside other events, beyond the run's limits.
 #[test]
 fn bins_per_series_are_bounded() {
-    let bound = lfnlab_core::scenario::bins::MAX_BINS_PER_SERIES;
+    let bound = lfnlab_core::scenario::monitor::bins::MAX_BINS_PER_SERIES;
     // BASE runs 10 s: 1 µs bins make exactly the bound, 999 ns one bin more.
     let monitor = |bin: &str| format!("{BASE}\n[[monitor]]\nlink = \"a->r\"\nbin = \"{bin}\"\n");
     let ok = load(&monitor("1us")).unwrap();
-    assert_eq!(lfnlab_core::scenario::bins::series(&ok).iter().map(|x| x.2).max(), Some(bound));
+    assert_eq!(lfnlab_core::scenario::monitor::bins::series(&ok).iter().map(|x| x.2).max(), Some(bound));
     assert_err(load(&monitor("999ns")), "test.toml", "monitor[0].bin", "at most 10000000 bins per series");
     assert_err(load(&monitor("1ns")), "test.toml", "monitor[0].bin", "makes 10000000000 bins");
     let trace = edit("duration = \"10s\"\n", "duration = \"10s\"\ntrace = { mode = \"bin\", bin = \"100ns\" }\n");

@@ -2,17 +2,17 @@
 
 use std::collections::BTreeMap;
 
-use super::cc_names::{available, check_cc};
-use super::links::Graph;
+use super::host::cc_names::{available, check_cc};
+use super::net::links::Graph;
 use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec, PacingSpec};
 use super::nodes::{check_profile, kind_name};
 use super::quickstart::resolve_flow_qs;
 use crate::apps::web::{HttpVariant, WebModel};
-use super::profiles::{default_cc, profile_params, DEFAULT_PROFILE};
+use super::host::profiles::{default_cc, profile_params, DEFAULT_PROFILE};
 use super::resolve::Ctx;
-use super::cc_params::resolve_cc_params;
-use super::pacing::resolve_flow_pacing;
-use super::tcp_params::{check_params, merge};
+use super::host::cc_params::resolve_cc_params;
+use super::host::pacing::resolve_flow_pacing;
+use super::host::tcp_params::{check_params, merge};
 use super::units::{ByteSize, TimeSpan};
 use crate::error::InputError;
 use crate::quickstart::MAX_RATE_CODE;

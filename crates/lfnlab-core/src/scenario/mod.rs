@@ -8,47 +8,42 @@
 pub mod model;
 pub mod units;
 
-pub mod bins;
-pub mod capture;
-mod cc_names;
+// The input path: parse, `--set`, deserialize, resolve, write back.
 mod decimal;
 mod emit;
-mod flows;
 pub mod keypath;
-pub mod reference;
-mod links;
 mod load;
-mod nodes;
-mod profiles;
-mod pacing;
-mod host_memory;
-mod host_cpu;
-mod host_nic;
-pub use host_cpu::cpu_config;
-pub use host_nic::{honour_react_quanta, nic_config, switch_xoff_config};
-mod qdisc_ipg;
-mod qdisc_tcp_nic;
-pub use qdisc_tcp_nic::tcp_nic_config;
-mod queue_burst_red;
-mod quickstart;
-pub use quickstart::{flow_qs_config, router_qs_config};
-pub use queue_burst_red::burst_red_config;
-pub use host_memory::memory_model;
-pub use qdisc_ipg::ipg_config;
-mod cc_params;
-pub use cc_params::from_table as cc_params_from_table;
+pub mod reference;
 mod resolve;
 mod set;
-mod switch_node;
-pub use switch_node::{switch_config, SwitchSpec};
-mod tcp_params;
+// Checks and defaults per part of a scenario, in folders that mirror the
+// core: `host/` (TCP parameters and profiles, congestion-control names and
+// parameters, pacing and host qdiscs, NIC, CPU, memory), `net/` (links and
+// their queues, switches), `monitor/` (binned series, pcap captures); nodes,
+// flows and Quick-Start at the top.
+mod flows;
+pub mod host;
+pub mod monitor;
+pub mod net;
+mod nodes;
+mod quickstart;
+
+pub use host::cc_params::from_table as cc_params_from_table;
+pub use host::cpu::cpu_config;
+pub use host::memory::memory_model;
+pub use host::nic::{honour_react_quanta, nic_config, switch_xoff_config};
+pub use host::profiles::{default_cc, profile_params, DEFAULT_PROFILE};
+pub use host::qdisc::ipg::ipg_config;
+pub use host::qdisc::tcp_nic::tcp_nic_config;
+pub use host::tcp_params::tcp_config;
+pub use net::burst_red::burst_red_config;
+pub use net::switch::{switch_config, SwitchSpec};
+pub use quickstart::{flow_qs_config, router_qs_config};
 
 pub use emit::to_toml;
 pub use load::{load_file, load_json, load_str};
 pub use model::Scenario;
-pub use profiles::{default_cc, profile_params, DEFAULT_PROFILE};
 pub use set::SET_ORIGIN;
-pub use tcp_params::tcp_config;
 
 /// TCP profile names (spec 06 §2.1), oldest first.
-pub const PROFILES: &[&str] = profiles::PROFILES;
+pub const PROFILES: &[&str] = host::profiles::PROFILES;

@@ -28,9 +28,9 @@ pub struct Scenario {
     /// Per-bin counters at the egress of a link direction (`flows.parquet`, `queues.parquet`).
     #[serde(default)]
     pub monitor: Vec<MonitorSpec>,
-    /// pcap captures (`scenario::capture`); left out of `scenario.toml` when none.
+    /// pcap captures (`scenario::monitor::capture`); left out of `scenario.toml` when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub capture: Vec<super::capture::CaptureSpec>,
+    pub capture: Vec<super::monitor::capture::CaptureSpec>,
 }
 
 /// `[sim]`: run-wide settings.
@@ -129,8 +129,8 @@ pub struct NodeSpec {
     pub fc: Option<FcSpec>,
     /// The host CPU of spec 04 §2.7 (implies the NIC pipeline); off unless given.
     pub cpu: Option<CpuSpec>,
-    /// A switch's model and parameters (spec 05 §2.2–2.4, `scenario::switch_node`).
-    pub switch: Option<super::switch_node::SwitchSpec>,
+    /// A switch's model and parameters (spec 05 §2.2–2.4, `scenario::net::switch`).
+    pub switch: Option<super::net::switch::SwitchSpec>,
     /// Shorthand for `switch.sched` (spec 00 §2.2).
     pub arbiter: Option<String>,
 }

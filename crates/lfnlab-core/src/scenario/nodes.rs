@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 
 use super::model::{LinkSpec, NodeKind, NodeSpec};
-use super::profiles::PROFILES;
+use super::host::profiles::PROFILES;
 use super::quickstart::{check_proc_at_host, resolve_router_qs};
 use super::resolve::Ctx;
-use super::pacing::check_pacing;
-use super::tcp_params::check_params;
+use super::host::pacing::check_pacing;
+use super::host::tcp_params::check_params;
 use crate::error::InputError;
 
 /// Interface queue length in packets (spec 06 §5.1).
@@ -164,7 +164,7 @@ pub fn resolve_hosts(
         if version != 4 && version != 6 {
             return Err(ctx.err(at("ip_version"), format!("expected 4 or 6, got {version}")));
         }
-        // `qdisc` is filled in after the flows (scenario::pacing): fq when a flow needs it.
+        // `qdisc` is filled in after the flows (scenario::host::pacing): fq when a flow needs it.
         // `profile` stays unset here: each flow resolves its own (spec 06 §2.1).
         if let Some(p) = &n.profile {
             check_profile(p).map_err(|m| ctx.err(at("profile"), m))?;

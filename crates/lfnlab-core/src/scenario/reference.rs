@@ -169,7 +169,7 @@ impl<'a> Reference<'a> {
                 out.push('\n');
             }
         }
-        out.push_str("\n## Value types\n\nValues with a syntax of their own, parsed strictly by the loader (`scenario::units`, `scenario::switch_node`).\n");
+        out.push_str("\n## Value types\n\nValues with a syntax of their own, parsed strictly by the loader (`scenario::units`, `scenario::net::switch`).\n");
         for (title, def) in &self.value_types {
             let _ = writeln!(out, "\n### {title}\n\n{}\n", paragraphs(def.get("description").and_then(Value::as_str).unwrap_or("")));
             if let Some(examples) = def.get("examples").and_then(Value::as_array) {

@@ -6,10 +6,10 @@
 use std::path::Path;
 
 use super::flows::resolve_flows;
-use super::links::{resolve_links, Graph};
+use super::net::links::{resolve_links, Graph};
 use super::model::{MonitorSpec, Scenario, SimSpec, TraceMode, TraceSpec};
 use super::nodes::{check_nodes, resolve_hosts, resolve_node_qs};
-use super::pacing::resolve_host_qdiscs;
+use super::host::pacing::resolve_host_qdiscs;
 use super::units::TimeSpan;
 use crate::engine::time::Span;
 use crate::error::InputError;
@@ -39,16 +39,16 @@ pub fn resolve(mut s: Scenario, origin: &str) -> Result<Scenario, InputError> {
     resolve_node_qs(&mut s.node, &ctx)?;
     let mut graph = Graph::new(&s.node);
     resolve_links(&mut s.link, &s.node, &mut graph, duration, &ctx)?;
-    super::switch_node::resolve_switches(&mut s.node, &s.link, s.sim.seed.unwrap_or(DEFAULT_SEED), &ctx)?;
+    super::net::switch::resolve_switches(&mut s.node, &s.link, s.sim.seed.unwrap_or(DEFAULT_SEED), &ctx)?;
     resolve_hosts(&mut s.node, &s.link, &ctx)?;
     resolve_flows(&mut s.flow, &s.node, &graph, duration, &ctx)?;
     resolve_host_qdiscs(&mut s.node, &s.flow, &ctx)?;
-    super::host_memory::resolve_memory(&mut s.node, &ctx)?;
-    super::host_nic::resolve_host_nics(&mut s.node, &s.link, &ctx)?;
-    super::host_cpu::resolve_host_cpus(&mut s.node, &s.flow, &ctx)?;
+    super::host::memory::resolve_memory(&mut s.node, &ctx)?;
+    super::host::nic::resolve_host_nics(&mut s.node, &s.link, &ctx)?;
+    super::host::cpu::resolve_host_cpus(&mut s.node, &s.flow, &ctx)?;
     resolve_monitors(&mut s.monitor, &graph, &ctx)?;
-    super::capture::resolve_captures(&mut s.capture, &s.flow, &graph, duration, &ctx)?;
-    super::bins::check_bin_counts(&s, &ctx)?;
+    super::monitor::capture::resolve_captures(&mut s.capture, &s.flow, &graph, duration, &ctx)?;
+    super::monitor::bins::check_bin_counts(&s, &ctx)?;
     Ok(s)
 }
 

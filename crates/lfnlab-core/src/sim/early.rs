@@ -7,7 +7,8 @@
 //! given before, in order. When every port C's frames can be routed to is
 //! eager and is fed by C alone, nothing else can reach those ports, so F's
 //! handling of C's frames can run, in C's order, at launch time with t_a as
-//! its clock: the same frames leave at the same times. C then holds no frames
+//! its clock (`World::router_receive` with `at` = t_a: the one router path
+//! of `sim::router`): the same frames leave at the same times. C then holds no frames
 //! and needs no arrival event. Which channels qualify is decided once, at
 //! build time ([`mark_early_channels`]); a frame arriving after the end of the
 //! run still goes onto C, as it would not have been forwarded.
@@ -20,7 +21,6 @@
 use super::world::{NodeRole, World};
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
-use crate::net::drop::DropCause;
 use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::NO_ROUTE;
 
@@ -67,50 +67,8 @@ impl World {
         ch.pass_through(pkt.l3_bytes as u64);
         let node = ch.to;
         pkt.ingress = self.ingress_index[c as usize];
-        if let Some((port, pkt)) = self.routing_hop(node, pkt, at) {
-            self.enqueue_eager(port, pkt, at);
-        }
+        self.router_receive(node, pkt, at);
     }
-
-    /// A routing hop at `node` for a frame that arrives at `at`: the IP TTL
-    /// is decremented and the frame dropped at zero (RFC 791) or without a
-    /// route; otherwise its egress port.
-    pub(super) fn routing_hop(&mut self, node: NodeId, mut pkt: Packet, at: SimTime) -> Option<(u32, Packet)> {
-        if pkt.ip.ttl <= 1 {
-            self.books.book_drop(self.now, at, DropCause::Ttl, pkt.l3_bytes as u64);
-            return None;
-        }
-        pkt.ip.ttl -= 1;
-        let port = self.routes.port(node, pkt.dst);
-        debug_assert_ne!(port, NO_ROUTE, "validated scenarios have routes");
-        if port == NO_ROUTE {
-            self.books.book_drop(self.now, at, DropCause::NoRoute, pkt.l3_bytes as u64);
-            return None;
-        }
-        Some((port, pkt))
-    }
-
-    /// An eager port takes a frame that arrived at `at` (now, or later for an
-    /// early channel): its start is fixed, it goes to the line at once and the
-    /// queue keeps only its occupancy (net::eager_fifo).
-    #[inline]
-    pub(super) fn enqueue_eager(&mut self, port: u32, pkt: Packet, at: SimTime) {
-        let p = &mut self.ports[port as usize];
-        let q = p.queue.eager().expect("an eager port holds an EagerFifo");
-        q.settle(at);
-        let l2 = pkt.l2_bytes();
-        if !q.fits(l2) {
-            q.drop_tail(l2);
-            self.books.book_drop(self.now, at, DropCause::Tail, pkt.l3_bytes as u64);
-            return;
-        }
-        let start = p.busy_until.max(at);
-        q.push(start, &pkt);
-        p.busy_until = start + Span::serialization(l2 + p.framing_bytes as u64, p.rate_bps);
-        let (c, arrival) = (p.channel, p.busy_until + self.channels[p.channel as usize].delay);
-        self.to_channel(c, start, arrival, pkt);
-    }
-
 }
 
 /// Decide which link directions are early: C into router F qualifies when C

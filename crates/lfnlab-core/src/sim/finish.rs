@@ -1,14 +1,17 @@
-//! End of a run: close monitors and traces, check the books (spec 06 §7 V5)
+//! End of a run, in short stages (`finish`): close monitors, traces and
+//! host counters, check the books (spec 06 §7 V5) and the sequence spaces,
 //! and assemble the summary and tables.
 
 use std::time::Instant;
 
 use super::RunOutput;
-use super::world::{host_written, FlowEnds, World};
+use super::host::{host_written, FlowEnds, TcpFlow};
+use super::world::World;
 use crate::monitor::busy_idle::BusyColumns;
 use crate::monitor::host_io::HostsColumns;
 use crate::error::Error;
 use crate::monitor::link_monitor::{FlowsColumns, QueuesColumns};
+use crate::monitor::tcp_trace::TcpColumns;
 use crate::monitor::packet_capture::PacketsColumns;
 use crate::net::drop::DropCause;
 use crate::host::qdisc::tcp_nic::TcpNicQdisc;
@@ -22,59 +25,26 @@ use crate::results::summary::{CaptureSummary, ConservationSummary, CpsSummary, F
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
+/// The run's tables, as the recorders hand them over.
+#[derive(Default)]
+struct Recorded {
+    tcp: TcpColumns,
+    hosts: HostsColumns,
+    busy: BusyColumns,
+    flows: FlowsColumns,
+    queues: QueuesColumns,
+    packets: PacketsColumns,
+}
+
+/// End a run in short stages: close the recorders, balance the books
+/// (spec 06 §7 V5), summarise each flow, queue and component, and refuse the
+/// run if an invariant does not hold.
 pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Error> {
     let end = w.end;
-    // Close monitors and traces at the end of the run.
-    for m in w.monitors.iter_mut() {
-        let q = *w.ports[m.port as usize].queue.stats();
-        m.finish(end, &q);
-    }
-    let mut cols = std::mem::take(&mut w.tcp_cols);
-    for tr in w.traces.iter_mut() {
-        let (a, b) = (&w.sockets[tr.sender as usize], &w.sockets[tr.receiver as usize]);
-        tr.finish(end, a, b, &mut cols);
-    }
-    let mut hosts_cols = HostsColumns::default();
-    let mut busy_cols = BusyColumns::default();
-    for h in w.hosts.iter_mut() {
-        if let Some(b) = h.busy.as_mut() {
-            b.finish(end);
-            b.drain_into(&mut busy_cols);
-        }
-    }
-    let mut hosts = Vec::new();
-    for h in 0..w.hosts.len() {
-        let written = host_written(&w.sockets, &w.socket_host, h as u32);
-        let io = &mut w.hosts[h].io;
-        io.finish(end, written);
-        io.drain_into(end, &mut hosts_cols);
-        hosts.push(HostSummary {
-            name: io.name.clone(),
-            io: io.total,
-            mem_app_bytes_per_s: io.model.m_app(&io.total, end.as_secs_f64().max(1e-12)),
-        });
-    }
-    let nics = w
-        .hosts
-        .iter()
-        .filter_map(|h| {
-            let r = w.ports[h.port as usize].queue.disc()?.as_any().downcast_ref::<TcpNicQdisc>()?.report();
-            let streams = r
-                .streams
-                .iter()
-                .map(|st| NicStreamSummary { entry: st.entry, flow: w.flow_names.get(st.flow as usize).cloned(), totals: st.totals })
-                .collect();
-            Some(NicSummary { host: h.io.name.clone(), ring_blocks: r.ring_blocks, shared_packets: r.shared_packets, streams })
-        })
-        .collect();
-    let mut flows_cols = FlowsColumns::default();
-    let mut queues_cols = QueuesColumns::default();
-    let mut packets_cols = PacketsColumns::default();
-    for m in w.monitors.iter_mut() {
-        m.drain_into(&w.flow_names, &mut flows_cols, &mut queues_cols);
-        m.capture.drain_into(&m.name, &w.flow_names, &mut packets_cols);
-    }
-
+    let mut rec = Recorded { tcp: close_monitors_and_traces(&mut w), ..Recorded::default() };
+    let hosts = close_hosts(&mut w, &mut rec);
+    let nics = tcp_nic_reports(&w);
+    drain_monitors(&mut w, &mut rec);
     // Books: emitted = delivered + dropped + queued + on links (frames and L3 bytes).
     // Settling releases what eager ports started by the end; the balance holds
     // either way (`sim::invariants`), settled it shows the occupancy at the end.
@@ -88,82 +58,9 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     let mut problems = ledger.problems;
 
     let duration = end.as_secs_f64();
-    let mut flows = Vec::new();
     let mut objects_cols = ObjectsColumns::default();
-    for (fi, f) in s.flow.iter().enumerate() {
-        let start = f.start.map_or(0.0, |t| t.span.as_secs_f64());
-        let active = (duration - start).max(1e-12);
-        let fs = match w.flows[fi] {
-            FlowEnds::Tcp(t) => {
-                // The data goes initiator → acceptor, or server → client for request_response.
-                let (si, ri) = if t.app.is_some() { (t.acceptor, t.initiator) } else { (t.initiator, t.acceptor) };
-                let snd = &w.sockets[si as usize];
-                let rcv = &w.sockets[ri as usize];
-                let rr = t.app.map(|a| w.rr_apps[a as usize]);
-                if let Some(r) = rr {
-                    // The request direction keeps the same sequence-space invariant.
-                    let (c, sv) = (&w.sockets[r.client as usize], &w.sockets[r.server as usize]);
-                    if !(c.snd.snd_una <= sv.rcv.rcv_nxt && sv.rcv.rcv_nxt <= c.snd.snd_max) {
-                        problems.push(format!("flow {}: request sequence space does not hold", f.name));
-                    }
-                }
-                // spec 06 §7 V5: snd_una ≤ rcv_nxt ≤ snd_max; each byte reaches the application once.
-                if !(snd.snd.snd_una <= rcv.rcv.rcv_nxt && rcv.rcv.rcv_nxt <= snd.snd.snd_max) {
-                    problems.push(format!(
-                        "flow {}: sequence space snd_una {} ≤ rcv_nxt {} ≤ snd_max {} does not hold",
-                        f.name, snd.snd.snd_una, rcv.rcv.rcv_nxt, snd.snd.snd_max
-                    ));
-                }
-                if rcv.rcv.bytes_read + rcv.rcv.readable() != rcv.rcv.rcv_nxt {
-                    problems.push(format!("flow {}: bytes read {} + unread {} ≠ rcv_nxt {}", f.name, rcv.rcv.bytes_read, rcv.rcv.readable(), rcv.rcv.rcv_nxt));
-                }
-                let st = snd.snd.stats;
-                FlowSummary {
-                    name: f.name.clone(),
-                    kind: if rr.is_some() { "request_response" } else { "tcp_bulk" }.into(),
-                    goodput_bps: rcv.rcv.bytes_read as f64 * 8.0 / active,
-                    bytes_delivered: rcv.rcv.bytes_read,
-                    retransmitted_segments: st.retrans,
-                    timeouts: st.rtos,
-                    fast_retransmits: st.fast_retrans,
-                    completion_s: snd.completed_at.map(|t| t.as_secs_f64()),
-                    cps: snd.cps.as_ref().map(|c| CpsSummary { handover_s: c.handover_at.map(|t| t.as_secs_f64()), spaced_rounds: c.spaced_rounds }),
-                    response_time_s: rr.and_then(|r| r.response_done_at).map(|t| t.as_secs_f64() - start),
-                    quickstart: qs_summary(snd, rcv),
-                    web: None,
-                }
-            }
-            FlowEnds::Web(wi) => web_summary(&w, wi, f, active, &mut problems, &mut objects_cols),
-            FlowEnds::Udp(_) => {
-                let (bytes, _) = w.udp_delivered[fi];
-                FlowSummary {
-                    name: f.name.clone(),
-                    kind: "udp_cbr".into(),
-                    goodput_bps: bytes as f64 * 8.0 / active,
-                    bytes_delivered: bytes,
-                    retransmitted_segments: 0,
-                    timeouts: 0,
-                    fast_retransmits: 0,
-                    completion_s: None,
-                    cps: None,
-                    response_time_s: None,
-                    quickstart: None,
-                    web: None,
-                }
-            }
-        };
-        flows.push(fs);
-    }
-    let queues = w
-        .ports
-        .iter()
-        .map(|p| {
-            let st = p.queue.stats();
-            let by = st.drops.by_name().map(|(name, n)| (name.to_string(), n)).collect();
-            QueueSummary { name: p.name.clone(), enqueued: st.enqueued, dropped: st.drops.total(), drops_by_cause: by, max_bytes: st.max_bytes }
-        })
-        .collect();
-
+    let flows = s.flow.iter().enumerate().map(|(fi, f)| flow_summary(&w, fi, f, duration, &mut problems, &mut objects_cols)).collect();
+    let queues = queue_summaries(&w);
     if !problems.is_empty() {
         return Err(Error::Runtime(format!(
             "invariant violated at t = {end} (seed {}): {}",
@@ -171,13 +68,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             problems.join("; ")
         )));
     }
-    let mut pcaps = Vec::new();
-    let mut captures = Vec::new();
-    for tap in std::mem::take(&mut w.taps) {
-        let file = format!("{}.pcap", tap.name());
-        captures.push(CaptureSummary { name: tap.name().to_string(), file: file.clone(), frames: tap.frames(), pause_frames: tap.pause_frames, missed: tap.missed });
-        pcaps.push((file, tap.finish()));
-    }
+    let (captures, pcaps) = close_captures(&mut w);
     let summary = Summary {
         scenario: s.sim.name.clone().unwrap_or_default(),
         seed: s.sim.seed.unwrap_or(1),
@@ -190,79 +81,14 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         queues,
         hosts,
         nics,
-        host_nics: w
-            .hosts
-            .iter()
-            .filter_map(|h| {
-                let n = h.nic.as_ref()?;
-                let g = n.xoff.as_ref();
-                Some(HostNicSummary {
-                    host: h.io.name.clone(),
-                    rx_frames: n.rx.stats.frames,
-                    rx_fifo_drop: n.rx.stats.fifo_drops,
-                    rx_fifo_max_bytes: n.rx.stats.fifo_max_bytes,
-                    rx_ring_max: n.rx.stats.ring_max,
-                    tx_frames: n.tx.stats.frames,
-                    tx_ring_max: n.tx.stats.ring_max,
-                    tx_fifo_max_bytes: n.tx.stats.fifo_max_bytes,
-                    bus_busy_fraction: n.bus.as_ref().map(|b| b.busy.as_secs_f64() / duration.max(1e-12)),
-                    pause_xoff_sent: g.map_or(0, |g| g.sent_xoff),
-                    pause_xon_sent: g.map_or(0, |g| g.sent_xon),
-                    tx_rate_cap_bps: n.tx.cap.as_ref().map(|c| c.cfg.cap_bps),
-                    tx_rate_cap_clamped: n.cap_clamped,
-                })
-            })
-            .collect(),
-        link_losses: w
-            .losses
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(c, l)| {
-                let l = l.as_mut()?;
-                let name = w.ports.iter().find(|p| p.channel == c as u32).map_or_else(String::new, |p| p.name.clone());
-                // bad_time(end) advances the state to the end of the run, no further.
-                let bad_s = l.ge.as_mut().map(|g| g.bad_time(end).as_secs_f64());
-                let transitions = l.ge.as_ref().map_or_else(Vec::new, |g| g.transitions.iter().map(|(t, bad)| (t.as_secs_f64(), *bad)).collect());
-                Some(LinkLossSummary { link: name, dropped: l.dropped, bad_s, transitions })
-            })
-            .collect(),
+        host_nics: host_nic_summaries(&w, duration),
+        link_losses: link_loss_summaries(&mut w, end),
         reordered_frames: w.channels.iter().filter_map(|c| c.impaired.as_ref()).map(|im| im.impair.reordered).sum(),
         host_cpus: w.hosts.iter().filter_map(|h| Some(cpu_summary(&h.io.name, h.cpu.as_ref()?, end))).collect(),
-        pause_ports: w
-            .ports
-            .iter()
-            .filter_map(|p| {
-                let h = p.fc.as_ref()?.honour.as_ref()?;
-                Some(PausePortSummary {
-                    name: p.name.clone(),
-                    pause_received: h.received_xoff,
-                    pause_zero_received: h.received_xon,
-                    paused_s: h.paused_time(end).as_secs_f64(),
-                })
-            })
-            .collect(),
-        switch_pause: w
-            .ingress_fc
-            .iter()
-            .flatten()
-            .flat_map(|fc| fc.ports.iter().flatten())
-            .map(|a| SwitchPauseSummary {
-                name: w.ports[a.port as usize].name.clone(),
-                pause_xoff_sent: a.xoff.sent_xoff,
-                pause_xon_sent: a.xoff.sent_xon,
-                held_max_bytes: a.held_max_bytes,
-            })
-            .collect(),
+        pause_ports: pause_port_summaries(&w, end),
+        switch_pause: switch_pause_summaries(&w),
         switches: w.switches.iter().map(|rt| super::switch::summary(rt, &w.ports, &w.flow_names)).collect(),
-        quickstart_interfaces: w
-            .ports
-            .iter()
-            .filter_map(|p| {
-                let q = p.qs.as_ref()?;
-                let proc = p.proc.as_ref().map_or_else(ProcStats::default, |st| st.stats(end.since(SimTime::ZERO)));
-                Some(QsInterfaceSummary { name: p.name.clone(), counters: q.counters(), proc })
-            })
-            .collect(),
+        quickstart_interfaces: qs_interface_summaries(&w, end),
         ttl_drops: w.books.drops.get(DropCause::Ttl),
         conservation: ConservationSummary {
             frames_emitted: b.emitted_frames,
@@ -285,16 +111,261 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     };
     Ok(RunOutput {
         summary,
-        flows: flows_cols.into_table(),
-        tcp: cols.into_table(),
-        queues: queues_cols.into_table(),
-        packets: packets_cols.into_table(),
-        hosts: hosts_cols.into_table(),
-        busy: busy_cols.into_table(),
+        flows: rec.flows.into_table(),
+        tcp: rec.tcp.into_table(),
+        queues: rec.queues.into_table(),
+        packets: rec.packets.into_table(),
+        hosts: rec.hosts.into_table(),
+        busy: rec.busy.into_table(),
         objects: objects_cols.into_table(),
         scenario_toml: scenario::to_toml(s),
         pcaps,
     })
+}
+
+/// Close the link monitors and the connection traces at the end of the run;
+/// returns the `tcp` table's columns.
+fn close_monitors_and_traces(w: &mut World) -> TcpColumns {
+    let end = w.end;
+    for m in w.monitors.iter_mut() {
+        let q = *w.ports[m.port as usize].queue.stats();
+        m.finish(end, &q);
+    }
+    let mut cols = std::mem::take(&mut w.tcp_cols);
+    for tr in w.traces.iter_mut() {
+        let (a, b) = (&w.sockets[tr.sender as usize], &w.sockets[tr.receiver as usize]);
+        tr.finish(end, a, b, &mut cols);
+    }
+    cols
+}
+
+/// Close each host's burstiness diagnostic and I/O counters (spec 03 §2.1,
+/// spec 01 §2.6); returns the hosts' summaries.
+fn close_hosts(w: &mut World, rec: &mut Recorded) -> Vec<HostSummary> {
+    let end = w.end;
+    for h in w.hosts.iter_mut() {
+        if let Some(b) = h.busy.as_mut() {
+            b.finish(end);
+            b.drain_into(&mut rec.busy);
+        }
+    }
+    let mut hosts = Vec::new();
+    for h in 0..w.hosts.len() {
+        let written = host_written(&w.sockets, &w.socket_host, h as u32);
+        let io = &mut w.hosts[h].io;
+        io.finish(end, written);
+        io.drain_into(end, &mut rec.hosts);
+        hosts.push(HostSummary {
+            name: io.name.clone(),
+            io: io.total,
+            mem_app_bytes_per_s: io.model.m_app(&io.total, end.as_secs_f64().max(1e-12)),
+        });
+    }
+    hosts
+}
+
+/// The report of each host whose qdisc is a TCP-aware NIC (spec 03 §2.10).
+fn tcp_nic_reports(w: &World) -> Vec<NicSummary> {
+    w.hosts
+        .iter()
+        .filter_map(|h| {
+            let r = w.ports[h.port as usize].queue.disc()?.as_any().downcast_ref::<TcpNicQdisc>()?.report();
+            let streams = r
+                .streams
+                .iter()
+                .map(|st| NicStreamSummary { entry: st.entry, flow: w.flow_names.get(st.flow as usize).cloned(), totals: st.totals })
+                .collect();
+            Some(NicSummary { host: h.io.name.clone(), ring_blocks: r.ring_blocks, shared_packets: r.shared_packets, streams })
+        })
+        .collect()
+}
+
+/// The monitors' `flows`, `queues` and `packets` rows.
+fn drain_monitors(w: &mut World, rec: &mut Recorded) {
+    for m in w.monitors.iter_mut() {
+        m.drain_into(&w.flow_names, &mut rec.flows, &mut rec.queues);
+        m.capture.drain_into(&m.name, &w.flow_names, &mut rec.packets);
+    }
+}
+
+/// Flow `fi`'s summary; a sequence-space invariant that does not hold is a problem.
+fn flow_summary(w: &World, fi: usize, f: &FlowSpec, duration: f64, problems: &mut Vec<String>, objects: &mut ObjectsColumns) -> FlowSummary {
+    let start = f.start.map_or(0.0, |t| t.span.as_secs_f64());
+    let active = (duration - start).max(1e-12);
+    match w.flows[fi] {
+        FlowEnds::Tcp(t) => tcp_flow_summary(w, t, f, start, active, problems),
+        FlowEnds::Web(wi) => web_summary(w, wi, f, active, problems, objects),
+        FlowEnds::Udp(_) => {
+            let (bytes, _) = w.udp_delivered[fi];
+            FlowSummary {
+                name: f.name.clone(),
+                kind: "udp_cbr".into(),
+                goodput_bps: bytes as f64 * 8.0 / active,
+                bytes_delivered: bytes,
+                retransmitted_segments: 0,
+                timeouts: 0,
+                fast_retransmits: 0,
+                completion_s: None,
+                cps: None,
+                response_time_s: None,
+                quickstart: None,
+                web: None,
+            }
+        }
+    }
+}
+
+/// A `tcp_bulk` or `request_response` flow's summary, with the spec 06 §7 V5
+/// sequence-space checks.
+fn tcp_flow_summary(w: &World, t: TcpFlow, f: &FlowSpec, start: f64, active: f64, problems: &mut Vec<String>) -> FlowSummary {
+    // The data goes initiator → acceptor, or server → client for request_response.
+    let (si, ri) = if t.app.is_some() { (t.acceptor, t.initiator) } else { (t.initiator, t.acceptor) };
+    let snd = &w.sockets[si as usize];
+    let rcv = &w.sockets[ri as usize];
+    let rr = t.app.map(|a| w.rr_apps[a as usize]);
+    if let Some(r) = rr {
+        // The request direction keeps the same sequence-space invariant.
+        let (c, sv) = (&w.sockets[r.client as usize], &w.sockets[r.server as usize]);
+        if !(c.snd.snd_una <= sv.rcv.rcv_nxt && sv.rcv.rcv_nxt <= c.snd.snd_max) {
+            problems.push(format!("flow {}: request sequence space does not hold", f.name));
+        }
+    }
+    // spec 06 §7 V5: snd_una ≤ rcv_nxt ≤ snd_max; each byte reaches the application once.
+    if !(snd.snd.snd_una <= rcv.rcv.rcv_nxt && rcv.rcv.rcv_nxt <= snd.snd.snd_max) {
+        problems.push(format!(
+            "flow {}: sequence space snd_una {} ≤ rcv_nxt {} ≤ snd_max {} does not hold",
+            f.name, snd.snd.snd_una, rcv.rcv.rcv_nxt, snd.snd.snd_max
+        ));
+    }
+    if rcv.rcv.bytes_read + rcv.rcv.readable() != rcv.rcv.rcv_nxt {
+        problems.push(format!("flow {}: bytes read {} + unread {} ≠ rcv_nxt {}", f.name, rcv.rcv.bytes_read, rcv.rcv.readable(), rcv.rcv.rcv_nxt));
+    }
+    let st = snd.snd.stats;
+    FlowSummary {
+        name: f.name.clone(),
+        kind: if rr.is_some() { "request_response" } else { "tcp_bulk" }.into(),
+        goodput_bps: rcv.rcv.bytes_read as f64 * 8.0 / active,
+        bytes_delivered: rcv.rcv.bytes_read,
+        retransmitted_segments: st.retrans,
+        timeouts: st.rtos,
+        fast_retransmits: st.fast_retrans,
+        completion_s: snd.completed_at.map(|t| t.as_secs_f64()),
+        cps: snd.cps.as_ref().map(|c| CpsSummary { handover_s: c.handover_at.map(|t| t.as_secs_f64()), spaced_rounds: c.spaced_rounds }),
+        response_time_s: rr.and_then(|r| r.response_done_at).map(|t| t.as_secs_f64() - start),
+        quickstart: qs_summary(snd, rcv),
+        web: None,
+    }
+}
+
+/// Each egress queue's counts, drops by cause and peak.
+fn queue_summaries(w: &World) -> Vec<QueueSummary> {
+    w.ports
+        .iter()
+        .map(|p| {
+            let st = p.queue.stats();
+            let by = st.drops.by_name().map(|(name, n)| (name.to_string(), n)).collect();
+            QueueSummary { name: p.name.clone(), enqueued: st.enqueued, dropped: st.drops.total(), drops_by_cause: by, max_bytes: st.max_bytes }
+        })
+        .collect()
+}
+
+/// Close the pcap taps: their summaries and files.
+fn close_captures(w: &mut World) -> (Vec<CaptureSummary>, Vec<(String, Vec<u8>)>) {
+    let mut pcaps = Vec::new();
+    let mut captures = Vec::new();
+    for tap in std::mem::take(&mut w.taps) {
+        let file = format!("{}.pcap", tap.name());
+        captures.push(CaptureSummary { name: tap.name().to_string(), file: file.clone(), frames: tap.frames(), pause_frames: tap.pause_frames, missed: tap.missed });
+        pcaps.push((file, tap.finish()));
+    }
+    (captures, pcaps)
+}
+
+/// The NIC pipeline of each host that has one (spec 04 §2.4–2.6).
+fn host_nic_summaries(w: &World, duration: f64) -> Vec<HostNicSummary> {
+    w.hosts
+        .iter()
+        .filter_map(|h| {
+            let n = h.nic.as_ref()?;
+            let g = n.xoff.as_ref();
+            Some(HostNicSummary {
+                host: h.io.name.clone(),
+                rx_frames: n.rx.stats.frames,
+                rx_fifo_drop: n.rx.stats.fifo_drops,
+                rx_fifo_max_bytes: n.rx.stats.fifo_max_bytes,
+                rx_ring_max: n.rx.stats.ring_max,
+                tx_frames: n.tx.stats.frames,
+                tx_ring_max: n.tx.stats.ring_max,
+                tx_fifo_max_bytes: n.tx.stats.fifo_max_bytes,
+                bus_busy_fraction: n.bus.as_ref().map(|b| b.busy.as_secs_f64() / duration.max(1e-12)),
+                pause_xoff_sent: g.map_or(0, |g| g.sent_xoff),
+                pause_xon_sent: g.map_or(0, |g| g.sent_xon),
+                tx_rate_cap_bps: n.tx.cap.as_ref().map(|c| c.cfg.cap_bps),
+                tx_rate_cap_clamped: n.cap_clamped,
+            })
+        })
+        .collect()
+}
+
+/// Each link loss model's drops and, for Gilbert–Elliott, its time Bad and
+/// its transitions (spec 04 §2.12).
+fn link_loss_summaries(w: &mut World, end: SimTime) -> Vec<LinkLossSummary> {
+    let ports = &w.ports;
+    w.losses
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(c, l)| {
+            let l = l.as_mut()?;
+            let name = ports.iter().find(|p| p.channel == c as u32).map_or_else(String::new, |p| p.name.clone());
+            // bad_time(end) advances the state to the end of the run, no further.
+            let bad_s = l.ge.as_mut().map(|g| g.bad_time(end).as_secs_f64());
+            let transitions = l.ge.as_ref().map_or_else(Vec::new, |g| g.transitions.iter().map(|(t, bad)| (t.as_secs_f64(), *bad)).collect());
+            Some(LinkLossSummary { link: name, dropped: l.dropped, bad_s, transitions })
+        })
+        .collect()
+}
+
+/// Ports that honour PAUSE (spec 04 §2.5).
+fn pause_port_summaries(w: &World, end: SimTime) -> Vec<PausePortSummary> {
+    w.ports
+        .iter()
+        .filter_map(|p| {
+            let h = p.fc.as_ref()?.honour.as_ref()?;
+            Some(PausePortSummary {
+                name: p.name.clone(),
+                pause_received: h.received_xoff,
+                pause_zero_received: h.received_xon,
+                paused_s: h.paused_time(end).as_secs_f64(),
+            })
+        })
+        .collect()
+}
+
+/// Ingress ports of switches and routers that generate PAUSE (spec 04 §2.5).
+fn switch_pause_summaries(w: &World) -> Vec<SwitchPauseSummary> {
+    w.ingress_fc
+        .iter()
+        .flatten()
+        .flat_map(|fc| fc.ports.iter().flatten())
+        .map(|a| SwitchPauseSummary {
+            name: w.ports[a.port as usize].name.clone(),
+            pause_xoff_sent: a.xoff.sent_xoff,
+            pause_xon_sent: a.xoff.sent_xon,
+            held_max_bytes: a.held_max_bytes,
+        })
+        .collect()
+}
+
+/// Each interface with a Quick-Start router function (spec 02 §2.5).
+fn qs_interface_summaries(w: &World, end: SimTime) -> Vec<QsInterfaceSummary> {
+    w.ports
+        .iter()
+        .filter_map(|p| {
+            let q = p.qs.as_ref()?;
+            let proc = p.proc.as_ref().map_or_else(ProcStats::default, |st| st.stats(end.since(SimTime::ZERO)));
+            Some(QsInterfaceSummary { name: p.name.clone(), counters: q.counters(), proc })
+        })
+        .collect()
 }
 
 /// The data sender's Quick-Start state and the receiver's echo counters.

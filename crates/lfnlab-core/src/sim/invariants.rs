@@ -17,7 +17,8 @@
 
 use super::books::Books;
 use super::port::PortQueue;
-use super::world::{FlowEnds, World};
+use super::host::FlowEnds;
+use super::world::World;
 use crate::net::drop::{DropCause, DropPlace};
 use crate::engine::time::SimTime;
 

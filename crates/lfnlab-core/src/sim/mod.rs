@@ -1,17 +1,23 @@
 //! Building a world from a resolved scenario and running it.
 //!
-//! `build` makes the world, `world` dispatches its events, `port` is an egress
-//! port (queue and transmitter), `books` the conservation books (the one
-//! place a drop is booked), `early` forwarding at launch time, `nic` and `cpu`
-//! the host pipeline of spec 04, `switch` and `switch_fc` the switch driver
-//! and PAUSE generation, `web` the Web workloads, `invariants` the checks,
-//! `finish` the run's output.
+//! A packet's path, file by file: a socket's segments leave through `host`
+//! (pump, the host qdisc; `cpu` and `nic` when the host models them), its
+//! egress `port` transmits them onto a link (`net::link`), `world` hands a
+//! frame that arrives to its node's kind: `router` (its one forwarding path,
+//! which `early` runs at launch time where nothing can change the outcome),
+//! `switch` (the switch driver; `switch_fc` PAUSE generation) or `host`
+//! again, which gives it to the socket. `books` is the one place a drop is
+//! booked. `build` makes the world and `finish` the run's output, each in
+//! short stages; `web` drives the Web workloads, `invariants` the checks,
+//! `limits` the resource limits.
 
 pub mod books;
 pub mod build;
 pub mod finish;
 mod cpu;
 mod early;
+pub mod host;
+mod router;
 pub mod invariants;
 pub mod limits;
 pub mod gen_bench;

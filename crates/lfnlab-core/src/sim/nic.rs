@@ -3,7 +3,8 @@
 //! FIFOs and rings, and sends, delivers and obeys PAUSE frames. The state
 //! machines themselves are sans-IO (`host::nic`, `net::pause`).
 
-use super::world::{SocketView, World};
+use super::host::SocketView;
+use super::world::World;
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
 use crate::host::nic::bus::Dir;

@@ -1,5 +1,5 @@
 //! The built NIC pipeline configuration (resolved from `node.nic`, `node.bus`
-//! and `node.fc`; defaults in `scenario::host_nic`, spec 04 §2.4–2.7).
+//! and `node.fc`; defaults in `scenario::host::nic`, spec 04 §2.4–2.7).
 
 use super::bus::BusConfig;
 use super::rate_cap::RateCapConfig;

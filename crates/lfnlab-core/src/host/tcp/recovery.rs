@@ -16,6 +16,19 @@ use crate::host::cc::Window;
 /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2 DupThresh).
 pub const DUPTHRESH: u32 = 3;
 
+/// What an ACK inside fast recovery brings (spec 06 §2.5).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RecoveryAck {
+    /// Segments newly covered by the cumulative ACK.
+    pub acked: u64,
+    /// Segments newly delivered (cumulatively or by SACK).
+    pub delivered: u64,
+    /// A duplicate ACK.
+    pub dup: bool,
+    /// snd_una advanced.
+    pub advanced: bool,
+}
+
 /// Recovery bookkeeping of one sender.
 #[derive(Clone, Debug)]
 pub struct Recovery {
@@ -89,7 +102,8 @@ impl Recovery {
     }
 
     /// cwnd after an ACK inside fast recovery (spec 06 §2.5 table, "per ACK").
-    pub fn on_ack(&mut self, w: &mut Window, pipe: u64, sack: bool, acked: u64, delivered: u64, dup: bool, advanced: bool) {
+    pub fn on_ack(&mut self, w: &mut Window, pipe: u64, sack: bool, a: RecoveryAck) {
+        let RecoveryAck { acked, delivered, dup, advanced } = a;
         match (self.mode, sack) {
             (RecoveryCwnd::Rfc, false) => {
                 if dup {
@@ -105,7 +119,7 @@ impl Recovery {
             (RecoveryCwnd::Rfc, true) => {}
             (RecoveryCwnd::RateHalving, _) => {
                 self.rh_acks += 1;
-                if self.rh_acks % 2 == 0 && w.cwnd > w.ssthresh {
+                if self.rh_acks.is_multiple_of(2) && w.cwnd > w.ssthresh {
                     w.cwnd -= 1.0;
                 }
                 w.cwnd = w.cwnd.min((pipe + 1) as f64);
@@ -158,7 +172,7 @@ impl Recovery {
     /// down to ssthresh (Linux rate halving in CWR).
     pub fn cwr_gradual_ack(&mut self, w: &mut Window) {
         self.cwr_acks += 1;
-        if self.cwr_acks % 2 == 0 && w.cwnd > w.ssthresh {
+        if self.cwr_acks.is_multiple_of(2) && w.cwnd > w.ssthresh {
             w.cwnd -= 1.0;
         }
     }
@@ -181,9 +195,9 @@ mod tests {
         let mut win = w(20.0, 10.0);
         r.enter(&mut win, 1000, 19, false, true);
         assert_eq!(win.cwnd, 13.0);
-        r.on_ack(&mut win, 19, false, 0, 0, true, false);
+        r.on_ack(&mut win, 19, false, RecoveryAck { acked: 0, delivered: 0, dup: true, advanced: false });
         assert_eq!(win.cwnd, 14.0);
-        r.on_ack(&mut win, 15, false, 5, 5, false, true);
+        r.on_ack(&mut win, 15, false, RecoveryAck { acked: 5, delivered: 5, dup: false, advanced: true });
         assert_eq!(win.cwnd, 10.0);
         assert_eq!(r.exit_cwnd(&win, 4, false), 5.0);
         assert_eq!(r.exit_cwnd(&win, 40, false), 10.0);
@@ -199,11 +213,11 @@ mod tests {
         let mut win = w(20.0, 10.0);
         r.enter(&mut win, 1000, 19, true, true);
         assert_eq!(win.cwnd, 20.0);
-        r.on_ack(&mut win, 30, true, 0, 1, true, false);
+        r.on_ack(&mut win, 30, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false });
         assert_eq!(win.cwnd, 20.0);
-        r.on_ack(&mut win, 30, true, 0, 1, true, false);
+        r.on_ack(&mut win, 30, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false });
         assert_eq!(win.cwnd, 19.0);
-        r.on_ack(&mut win, 5, true, 0, 1, true, false);
+        r.on_ack(&mut win, 5, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false });
         assert_eq!(win.cwnd, 6.0);
         assert_eq!(r.exit_cwnd(&win, 5, true), 6.0);
     }
@@ -216,11 +230,11 @@ mod tests {
         let mut win = w(20.0, 10.0);
         r.enter(&mut win, 1000, 20, true, true);
         // Two delivered, pipe 18 > 10: ⌈2·10/20⌉ − 0 = 1.
-        r.on_ack(&mut win, 18, true, 0, 2, true, false);
+        r.on_ack(&mut win, 18, true, RecoveryAck { acked: 0, delivered: 2, dup: true, advanced: false });
         assert_eq!(win.cwnd, 19.0);
         r.on_sent_in_recovery();
         // Pipe 8 ≤ 10: min(10 − 8, max(4 − 1, 2) + 1) = 2.
-        r.on_ack(&mut win, 8, true, 0, 2, true, false);
+        r.on_ack(&mut win, 8, true, RecoveryAck { acked: 0, delivered: 2, dup: true, advanced: false });
         assert_eq!(win.cwnd, 10.0);
         assert_eq!(r.exit_cwnd(&win, 8, true), 10.0);
     }

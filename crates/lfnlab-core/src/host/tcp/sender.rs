@@ -6,7 +6,7 @@ use super::app_source::AppSource;
 use super::cwnd_usage::CwndUsage;
 use super::delivery_rate::DeliveryRate;
 use super::pacing_rate::PacingRate;
-use super::recovery::{Recovery, DUPTHRESH};
+use super::recovery::{Recovery, RecoveryAck, DUPTHRESH};
 use super::snd_limits::SndLimits;
 use super::config::{IdleRestart, IsLost, SendStallPolicy, SlowStartWhile, TcpConfig};
 use super::rtt::RttEstimator;
@@ -488,7 +488,8 @@ impl Sender {
         match self.state {
             CaState::Recovery => {
                 let pipe = self.sb.pipe();
-                self.rec.on_ack(&mut self.w, pipe, self.sack, sample.acked_segments, sample.newly_delivered, is_dup, advanced);
+                let a = RecoveryAck { acked: sample.acked_segments, delivered: sample.newly_delivered, dup: is_dup, advanced };
+                self.rec.on_ack(&mut self.w, pipe, self.sack, a);
             }
             CaState::Cwr => {
                 if self.stall_policy == SendStallPolicy::CwrGradual {

@@ -15,9 +15,9 @@ use schemars::JsonSchema;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::model::{LinkSpec, NodeKind, NodeSpec};
-use super::resolve::Ctx;
-use super::units::{ByteSize, TimeSpan};
+use crate::scenario::model::{LinkSpec, NodeKind, NodeSpec};
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::rng::Stream;
 use crate::error::InputError;
 use crate::net::switch::config::{self as sc, SwitchConfig, QUANTUM_INFINITE};

@@ -16,10 +16,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::links::Graph;
-use super::model::FlowSpec;
-use super::resolve::Ctx;
-use super::units::{ByteSize, TimeSpan};
+use crate::scenario::net::links::Graph;
+use crate::scenario::model::FlowSpec;
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
 

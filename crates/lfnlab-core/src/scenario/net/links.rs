@@ -3,11 +3,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::model::{ImpairSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
-use super::queue_burst_red::{check_droptail_only, resolve_burst_red, Segment};
-use super::quickstart::{check_proc_at_host, resolve_router_qs};
-use super::resolve::Ctx;
-use super::units::{Rate, TimeSpan};
+use crate::scenario::model::{ImpairSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
+use crate::scenario::net::burst_red::{check_droptail_only, resolve_burst_red, Segment};
+use crate::scenario::quickstart::{check_proc_at_host, resolve_router_qs};
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{Rate, TimeSpan};
 use crate::net::phy::Phy;
 use crate::error::InputError;
 

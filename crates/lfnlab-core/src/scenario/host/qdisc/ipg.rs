@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use super::model::{NodeKind, NodeSpec, QdiscSpec};
-use super::resolve::Ctx;
-use super::units::{ByteSize, Rate};
+use crate::scenario::model::{NodeKind, NodeSpec, QdiscSpec};
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{ByteSize, Rate};
 use crate::error::InputError;
 use crate::host::qdisc::ipg::{IpgClass, IpgConfig, RateSource, RttEstimator, SizeBasis, SmallGapPolicy};
 use crate::net::packet::NodeId;

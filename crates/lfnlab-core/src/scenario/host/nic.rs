@@ -5,9 +5,9 @@
 //! `fc.send = true`; otherwise it keeps the ideal NIC of spec 06 §5 (every
 //! earlier chapter's scenarios are unchanged).
 
-use super::model::{BusSpec, FcSpec, LinkSpec, NicSpec, NodeKind, NodeSpec};
-use super::resolve::Ctx;
-use super::units::{ByteSize, Rate, RateOrZero, TimeSpan};
+use crate::scenario::model::{BusSpec, FcSpec, LinkSpec, NicSpec, NodeKind, NodeSpec};
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{ByteSize, Rate, RateOrZero, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
 use crate::host::nic::bus::BusConfig;

@@ -1,7 +1,7 @@
 //! The TCP profiles of spec 06 §2.1: every `TcpParams` field filled in.
 
-use super::model::TcpParams;
-use super::units::TimeSpan;
+use crate::scenario::model::TcpParams;
+use crate::scenario::units::TimeSpan;
 use crate::engine::time::Span;
 
 /// Profile names, oldest first (spec 06 §2.1).

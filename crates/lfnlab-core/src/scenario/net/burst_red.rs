@@ -1,9 +1,9 @@
 //! The `burst_red` link queue (spec 03 §2.8): defaults and checks of its keys,
 //! and the typed configuration the simulator builds it from.
 
-use super::model::QueueSpec;
-use super::resolve::Ctx;
-use super::units::{ByteSize, TimeSpan};
+use crate::scenario::model::QueueSpec;
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
 use crate::net::burst_red::{red_theta, BurstRedConfig, RedConfig};

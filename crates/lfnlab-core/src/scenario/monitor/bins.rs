@@ -7,9 +7,9 @@
 //! them: a bin of "1ns" over "100ms" would build 10^8 rows per series before
 //! the run could notice. The loader refuses such a scenario instead.
 
-use super::model::{Scenario, TraceMode};
-use super::resolve::Ctx;
-use super::units::TimeSpan;
+use crate::scenario::model::{Scenario, TraceMode};
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::TimeSpan;
 use crate::error::InputError;
 
 /// CHOICE (docs/choices.md): at most 10^7 bins per series, 1 µs bins over 10 s

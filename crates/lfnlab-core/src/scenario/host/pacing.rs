@@ -3,9 +3,9 @@
 //! `fq` when a flow leaving the host paces with `kind = "fq"` and `ipg` when
 //! one paces with `kind = "gap_packets"` (spec 01).
 
-use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec, PacingSpec, QdiscSpec};
-use super::resolve::Ctx;
-use super::units::{ByteSize, TimeSpan};
+use crate::scenario::model::{FlowKind, FlowSpec, NodeKind, NodeSpec, PacingSpec, QdiscSpec};
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
 use crate::host::tcp::config::{FqMode, PacingKind};
@@ -122,8 +122,8 @@ pub fn resolve_host_qdiscs(nodes: &mut [NodeSpec], flows: &[FlowSpec], ctx: &Ctx
         // Every key of the other kinds is foreign (`limit` is fq's; ipg and
         // tcp_nic refuse it with their own message).
         let fq = fq_keys(&q);
-        let ipg = super::qdisc_ipg::ipg_keys(&q);
-        let nic = super::qdisc_tcp_nic::tcp_nic_keys(&q);
+        let ipg = crate::scenario::host::qdisc::ipg::ipg_keys(&q);
+        let nic = crate::scenario::host::qdisc::tcp_nic::tcp_nic_keys(&q);
         let foreign: Vec<(&str, bool)> = match q.kind.as_str() {
             "fq" => ipg.iter().chain(&nic).copied().collect(),
             "ipg" => fq.iter().filter(|(k, _)| *k != "limit").chain(&nic).copied().collect(),
@@ -144,8 +144,8 @@ pub fn resolve_host_qdiscs(nodes: &mut [NodeSpec], flows: &[FlowSpec], ctx: &Ctx
         }
         match q.kind.as_str() {
             "fq" => resolve_fq(&mut q, nodes[ni].mtu.unwrap_or(1500) as u64, &at, ctx)?,
-            "ipg" => super::qdisc_ipg::resolve_ipg(&mut q, ni, nodes, ctx)?,
-            "tcp_nic" => super::qdisc_tcp_nic::resolve_tcp_nic(&mut q, ni, &nodes[ni], ctx)?,
+            "ipg" => crate::scenario::host::qdisc::ipg::resolve_ipg(&mut q, ni, nodes, ctx)?,
+            "tcp_nic" => crate::scenario::host::qdisc::tcp_nic::resolve_tcp_nic(&mut q, ni, &nodes[ni], ctx)?,
             _ => {}
         }
         nodes[ni].qdisc = Some(q);

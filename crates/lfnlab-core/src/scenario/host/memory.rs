@@ -1,9 +1,9 @@
 //! `node.memory`: the linear memory-bandwidth model of spec 01 §2.6, filled in
 //! on every host (its counters appear in `hosts.parquet`).
 
-use super::model::{MemorySpec, NodeKind, NodeSpec};
-use super::resolve::Ctx;
-use super::units::{ByteSize, Rate};
+use crate::scenario::model::{MemorySpec, NodeKind, NodeSpec};
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{ByteSize, Rate};
 use crate::error::InputError;
 use crate::monitor::host_io::MemoryModel;
 

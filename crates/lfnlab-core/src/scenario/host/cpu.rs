@@ -3,9 +3,9 @@
 //! pipeline (its interrupts drive the CPU); without one it keeps processing
 //! frames at once.
 
-use super::model::{CpuSpec, FlowKind, FlowSpec, NodeKind, NodeSpec};
-use super::resolve::Ctx;
-use super::units::{ByteSize, TimeSpan};
+use crate::scenario::model::{CpuSpec, FlowKind, FlowSpec, NodeKind, NodeSpec};
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
 use crate::host::cpu::config::{CpuConfig, CpuCosts};

@@ -1,7 +1,7 @@
 //! `flow[i].cc_params` (spec 06 §4.4): a TOML table checked against the
 //! algorithm's declared parameters and filled in with every default.
 
-use super::resolve::Ctx;
+use crate::scenario::resolve::Ctx;
 use crate::error::InputError;
 use crate::host::cc::{self, CcParams, ParamValue};
 

@@ -1,9 +1,9 @@
 //! The `tcp_nic` host qdisc (the TCP-aware NIC of spec 03 §2.7): defaults and
 //! checks of its keys, and the typed configuration the simulator builds it from.
 
-use super::model::{NodeSpec, QdiscSpec};
-use super::resolve::Ctx;
-use super::units::{ByteSize, TimeSpan};
+use crate::scenario::model::{NodeSpec, QdiscSpec};
+use crate::scenario::resolve::Ctx;
+use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
 use crate::host::qdisc::tcp_nic::{NicMode, RttPoint, TcpNicConfig};

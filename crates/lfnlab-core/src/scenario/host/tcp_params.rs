@@ -3,7 +3,7 @@
 
 use std::str::FromStr;
 
-use super::model::{FlowKind, Scenario, TcpParams};
+use crate::scenario::model::{FlowKind, Scenario, TcpParams};
 use crate::error::InputError;
 use crate::host::tcp::config::{
     AckPolicy, BufferSemantics, Delack, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
@@ -119,7 +119,7 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
     fn name<T: FromStr>(v: &Option<String>) -> T {
         v.as_deref().and_then(|s| s.parse().ok()).expect(UNRESOLVED)
     }
-    let span = |t: Option<super::units::TimeSpan>| t.expect(UNRESOLVED).span();
+    let span = |t: Option<crate::scenario::units::TimeSpan>| t.expect(UNRESOLVED).span();
     let flag = |b: Option<bool>| b.expect(UNRESOLVED);
     let semantics: BufferSemantics = name(&p.buffer_semantics);
     let factor = if semantics == BufferSemantics::Setsockopt {
@@ -128,7 +128,7 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
         1
     };
     let buffer =
-        |b: Option<super::units::ByteSize>| b.expect(UNRESOLVED).bytes().saturating_mul(factor);
+        |b: Option<crate::scenario::units::ByteSize>| b.expect(UNRESOLVED).bytes().saturating_mul(factor);
     let pacing = flow.pacing.as_ref().expect(UNRESOLVED);
     let kind: PacingKind = pacing.kind.parse().expect(UNRESOLVED);
     let pacing_mode = match kind {
@@ -180,7 +180,7 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
 
 #[cfg(test)]
 mod tests {
-    use super::super::profiles::{profile_params, PROFILES};
+    use crate::scenario::host::profiles::{profile_params, PROFILES};
     use super::*;
 
     #[test]
