@@ -16,7 +16,7 @@ use crate::net::routing::NO_ROUTE;
 impl World {
     /// Router `node` receives a frame whose last bit arrived at `at` (now, or
     /// ahead of the clock on an early channel).
-    #[inline]
+    #[inline(always)]
     pub(super) fn router_receive(&mut self, node: NodeId, pkt: Packet, at: SimTime) {
         let Some((port, pkt)) = self.routing_hop(node, pkt, at) else { return };
         self.ingress_hold(node as usize, &pkt);
@@ -41,9 +41,27 @@ impl World {
         Some((port, pkt))
     }
 
-    /// A frame enters a forwarding egress: the Quick-Start function, then the
-    /// processing stage if the port has one, then the queue.
-    fn enqueue_port(&mut self, port: u32, mut pkt: Packet, at: SimTime) {
+    /// A frame enters a forwarding egress: the Quick-Start function and the
+    /// processing stage if the port has them (`enqueue_port_qs`), then the
+    /// queue. Inlined into the one router path: most ports have neither, and
+    /// their frames go straight to the queue.
+    #[inline(always)]
+    fn enqueue_port(&mut self, port: u32, pkt: Packet, at: SimTime) {
+        let p = &self.ports[port as usize];
+        // A processing stage exists only with a Quick-Start function (spec 02 §2.5.7).
+        debug_assert!(p.qs.is_some() || p.proc.is_none());
+        if p.qs.is_some() {
+            self.enqueue_port_qs(port, pkt, at);
+            return;
+        }
+        self.enqueue_queue(port, pkt, at);
+    }
+
+    /// A port with a Quick-Start function (spec 02 §2.5): the function, then
+    /// the processing stage if it has a cost vector, then the queue.
+    #[cold]
+    #[inline(never)]
+    fn enqueue_port_qs(&mut self, port: u32, mut pkt: Packet, at: SimTime) {
         let p = &mut self.ports[port as usize];
         let d = p.quickstart(at, &mut pkt);
         if let Some(stage) = p.proc.as_mut() {
