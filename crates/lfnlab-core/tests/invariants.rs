@@ -113,7 +113,12 @@ proptest! {
         // The generator builds valid scenarios only: a refusal is a generator bug.
         let s = load_str(&text, "generated.toml", &[]).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         match sim::run_checked(&s) {
-            Ok(out) => prop_assert!(out.summary.conservation.holds),
+            Ok(out) => {
+                let c = &out.summary.conservation;
+                prop_assert!(c.holds);
+                // The summary's drops by cause are the same books as frames_dropped.
+                prop_assert_eq!(c.drops_by_cause.values().sum::<u64>(), c.frames_dropped);
+            }
             Err(e) => prop_assert!(false, "{e}\n{text}"),
         }
     }
@@ -178,6 +183,56 @@ fn a_link_that_loses_a_frame_and_a_drop_without_a_place_are_caught() {
 /// Every example (gap pacing, the TCP-aware NIC, Quick-Start, switches, web
 /// traffic, …) keeps every invariant at every event over its first 300 ms.
 /// The generated scenarios above cover only routers, emulators and plain hosts.
+/// `summary.json` `conservation.drops_by_cause` splits `frames_dropped` by
+/// cause from the same books: a lossy link and a small router queue give
+/// both `link_loss` (equal to the link's own count) and `tail` drops.
+#[test]
+fn the_summary_names_each_drop_cause() {
+    let text = r#"
+[sim]
+duration = "2s"
+seed = 3
+
+[[node]]
+name = "a"
+kind = "host"
+[[node]]
+name = "r"
+kind = "router"
+[[node]]
+name = "b"
+kind = "host"
+
+[[link]]
+from = "a"
+to = "r"
+rate = "1Gbps"
+delay = "1ms"
+[[link]]
+from = "r"
+to = "b"
+rate = "100Mbps"
+delay = "10ms"
+queue = { kind = "droptail", limit = "32KiB" }
+loss = { kind = "bernoulli", p = 0.001 }
+
+[[flow]]
+name = "x"
+from = "a"
+to = "b"
+kind = "tcp_bulk"
+cc = "cubic"
+"#;
+    let out = sim::run_checked(&load_str(text, "drops.toml", &[]).unwrap()).unwrap();
+    let c = &out.summary.conservation;
+    let link_loss = c.drops_by_cause.get("link_loss").copied().unwrap_or(0);
+    assert!(link_loss > 0 && c.drops_by_cause.get("tail").copied().unwrap_or(0) > 0, "{:?}", c.drops_by_cause);
+    assert_eq!(c.drops_by_cause.values().sum::<u64>(), c.frames_dropped);
+    assert_eq!(link_loss, out.summary.link_losses.iter().map(|l| l.dropped).sum::<u64>());
+    assert!(c.drops_by_cause.values().all(|n| *n > 0), "causes without drops are left out");
+    assert_eq!(out.summary.flows[0].rcvbuf_drops, 0, "the default buffers never overflow the receiver");
+}
+
 #[test]
 fn every_example_keeps_every_invariant() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");

@@ -85,6 +85,11 @@ pub struct FlowSummary {
     pub retransmitted_segments: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Data segments the receiving socket discarded for lack of receive
+    /// buffer (spec 06 §3 rule 4; DropCause `rcvbuf`): the network delivered
+    /// them, so they are in `conservation.frames_delivered`, and the sender
+    /// recovers them as losses.
+    pub rcvbuf_drops: u64,
     /// Time the last byte of a finite transfer was delivered, s (null if unfinished).
     pub completion_s: Option<f64>,
     /// Clustered Packet Spacing (spec 03 §2.5), for flows that use it.
@@ -213,6 +218,10 @@ pub struct ConservationSummary {
     pub bytes_queued_at_end: u64,
     pub bytes_on_links_at_end: u64,
     pub bytes_processing_at_end: u64,
+    /// `frames_dropped` by cause (`net::drop::DropCause` names, e.g.
+    /// `{"tail": 12, "link_loss": 3}`), read from the same books; a cause
+    /// with no drop is left out.
+    pub drops_by_cause: std::collections::BTreeMap<String, u64>,
     pub holds: bool,
 }
 

@@ -104,6 +104,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
             bytes_queued_at_end: b.queued_bytes,
             bytes_on_links_at_end: on_links_bytes,
             bytes_processing_at_end: b.processing_bytes,
+            drops_by_cause: b.drops.by_name().map(|(name, n)| (name.to_string(), n)).collect(),
             holds: true,
         },
         captures,
@@ -205,6 +206,7 @@ fn flow_summary(w: &World, fi: usize, f: &FlowSpec, duration: f64, problems: &mu
                 retransmitted_segments: 0,
                 timeouts: 0,
                 fast_retransmits: 0,
+                rcvbuf_drops: 0,
                 completion_s: None,
                 cps: None,
                 response_time_s: None,
@@ -249,6 +251,7 @@ fn tcp_flow_summary(w: &World, t: TcpFlow, f: &FlowSpec, start: f64, active: f64
         retransmitted_segments: st.retrans,
         timeouts: st.rtos,
         fast_retransmits: st.fast_retrans,
+        rcvbuf_drops: rcv.rcv.rcvbuf_drops,
         completion_s: snd.completed_at.map(|t| t.as_secs_f64()),
         cps: snd.cps.as_ref().map(|c| CpsSummary { handover_s: c.handover_at.map(|t| t.as_secs_f64()), spaced_rounds: c.spaced_rounds }),
         response_time_s: rr.and_then(|r| r.response_done_at).map(|t| t.as_secs_f64() - start),
@@ -427,7 +430,7 @@ impl ObjectsColumns {
 /// A Web flow's summary and object rows; checks every connection's sequence space.
 fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec<String>, cols: &mut ObjectsColumns) -> FlowSummary {
     let rt = &w.web[wi as usize];
-    let (mut delivered, mut retrans, mut rtos, mut fast) = (0, 0, 0, 0);
+    let (mut delivered, mut retrans, mut rtos, mut fast, mut rcvbuf) = (0, 0, 0, 0, 0);
     let (mut req, mut full, mut reduced, mut refused, mut approved_bps, mut approved_max) = (0, 0, 0, 0, 0u64, 0u8);
     for &(c, sv) in &rt.sockets {
         let (c, sv) = (&w.sockets[c as usize], &w.sockets[sv as usize]);
@@ -444,6 +447,7 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
         retrans += sv.snd.stats.retrans;
         rtos += sv.snd.stats.rtos;
         fast += sv.snd.stats.fast_retrans;
+        rcvbuf += c.rcv.rcvbuf_drops + sv.rcv.rcvbuf_drops;
         if let Some(q) = sv.qs.as_ref().and_then(|q| q.sender.as_ref()) {
             let st = q.stats;
             req += st.requests;
@@ -476,6 +480,7 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
         retransmitted_segments: retrans,
         timeouts: rtos,
         fast_retransmits: fast,
+        rcvbuf_drops: rcvbuf,
         completion_s: None,
         cps: None,
         response_time_s: None,
