@@ -17,16 +17,18 @@ impl World {
     /// Router `node` receives a frame whose last bit arrived at `at` (now, or
     /// ahead of the clock on an early channel).
     #[inline(always)]
-    pub(super) fn router_receive(&mut self, node: NodeId, pkt: Packet, at: SimTime) {
-        let Some((port, pkt)) = self.routing_hop(node, pkt, at) else { return };
+    pub(super) fn router_receive(&mut self, node: NodeId, mut pkt: Packet, at: SimTime) {
+        let Some(port) = self.routing_hop(node, &mut pkt, at) else { return };
         self.ingress_hold(node as usize, &pkt);
         self.enqueue_port(port, pkt, at);
     }
 
     /// A routing hop at `node` for a frame that arrives at `at`: the IP TTL
     /// is decremented and the frame dropped at zero (RFC 791) or without a
-    /// route; otherwise its egress port.
-    pub(super) fn routing_hop(&mut self, node: NodeId, mut pkt: Packet, at: SimTime) -> Option<(u32, Packet)> {
+    /// route; otherwise its egress port. The frame is changed in place (no
+    /// copy of it on the hot path).
+    #[inline(always)]
+    fn routing_hop(&mut self, node: NodeId, pkt: &mut Packet, at: SimTime) -> Option<u32> {
         if pkt.ip.ttl <= 1 {
             self.books.book_drop(self.now, at, DropCause::Ttl, pkt.l3_bytes as u64);
             return None;
@@ -38,7 +40,7 @@ impl World {
             self.books.book_drop(self.now, at, DropCause::NoRoute, pkt.l3_bytes as u64);
             return None;
         }
-        Some((port, pkt))
+        Some(port)
     }
 
     /// A frame enters a forwarding egress: the Quick-Start function and the
