@@ -159,7 +159,7 @@ fn caught(break_it: impl FnOnce(&mut lfnlab_core::sim::world::World)) -> lfnlab_
 /// next event, with the invariant, the time and the entity named.
 #[test]
 fn a_broken_book_is_caught_with_its_name() {
-    let v = caught(|w| w.books.emitted_frames += 1);
+    let v = caught(|w| w.net.books.emitted_frames += 1);
     assert_eq!((v.invariant, v.entity.as_str()), ("conservation", "network"));
     assert!(v.detail.contains("emitted"), "{v:?}");
 }
@@ -167,15 +167,15 @@ fn a_broken_book_is_caught_with_its_name() {
 /// A frame a link direction lost track of, and a drop nobody owns, are each caught.
 #[test]
 fn a_link_that_loses_a_frame_and_a_drop_without_a_place_are_caught() {
-    let v = caught(|w| w.channels[0].frames_launched += 1);
+    let v = caught(|w| w.net.channels[0].frames_launched += 1);
     assert!(v.invariant == "conservation" && v.detail.starts_with("link direction 0 ("), "{v:?}");
-    let v = caught(|w| w.books.drops.add(DropCause::Ttl));
+    let v = caught(|w| w.net.books.drops.add(DropCause::Ttl));
     assert!(v.invariant == "conservation" && v.detail.starts_with("drops: books say"), "{v:?}");
     // A balanced drop that its place never counted: a tail drop no queue owns.
     let v = caught(|w| {
-        w.books.emitted_frames += 1;
-        w.books.dropped_frames += 1;
-        w.books.drops.add(DropCause::Tail);
+        w.net.books.emitted_frames += 1;
+        w.net.books.dropped_frames += 1;
+        w.net.books.drops.add(DropCause::Tail);
     });
     assert!(v.invariant == "conservation" && v.detail.starts_with("drops of cause tail: books say"), "{v:?}");
 }

@@ -96,10 +96,10 @@ pub fn build(s: &Scenario) -> Result<World, Error> {
 fn make_eager(w: &mut World, fifo_limit: &[Option<TailLimit>]) {
     for (pi, limit) in fifo_limit.iter().enumerate() {
         let Some(limit) = limit else { continue };
-        let p = &w.ports[pi];
+        let p = &w.net.ports[pi];
         let node = p.node as usize;
-        let qualifies = w.nodes[node] == NodeRole::Forwarder
-            && w.ingress_fc[node].is_none()
+        let qualifies = w.net.nodes[node] == NodeRole::Forwarder
+            && w.net.ingress_fc[node].is_none()
             && p.fc.is_none()
             && p.monitor.is_none()
             && p.capture.is_none()
@@ -108,10 +108,10 @@ fn make_eager(w: &mut World, fifo_limit: &[Option<TailLimit>]) {
         // The channel's frames are due start + serialization + delay exactly,
         // so their start can be recovered (sim::early::head_start).
         let channel = p.channel as usize;
-        let plain_line = w.channels[channel].impaired.is_none();
+        let plain_line = w.net.channels[channel].impaired.is_none();
         if qualifies && plain_line {
-            w.ports[pi].queue = PortQueue::Eager(EagerFifo::new(*limit));
-            w.eager_feeder[channel] = pi as u32;
+            w.net.ports[pi].queue = PortQueue::Eager(EagerFifo::new(*limit));
+            w.net.eager_feeder[channel] = pi as u32;
         }
     }
 }
@@ -175,27 +175,27 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
     let mut links = links(&cx)?;
     let forwards: Vec<bool> = s.node.iter().map(|nd| nd.kind != NodeKind::Host).collect();
     let mut w = World::new(SimTime::ZERO + cx.duration, RouteTable::build(&links.adj, &forwards));
-    w.channel_monitor = vec![None; links.channels.len()];
+    w.net.channel_monitor = vec![None; links.channels.len()];
     // Channels come in pairs per link: 2i (from → to) and 2i + 1 (to → from);
     // a PAUSE arriving on one acts on the egress that sends on the other.
-    w.reverse_port = (0..links.channels.len() as u32)
+    w.net.reverse_port = (0..links.channels.len() as u32)
         .map(|c| links.ports.iter().position(|p| p.channel == (c ^ 1)).map_or(u32::MAX, |i| i as u32))
         .collect();
-    w.channels = std::mem::take(&mut links.channels);
-    w.losses = std::mem::take(&mut links.losses);
-    w.node_names = s.node.iter().map(|nd| nd.name.clone()).collect();
+    w.net.channels = std::mem::take(&mut links.channels);
+    w.net.losses = std::mem::take(&mut links.losses);
+    w.net.node_names = s.node.iter().map(|nd| nd.name.clone()).collect();
     let switch_nodes = nodes(&cx, &mut w, &mut links)?;
     let node_ports = number_ports(&mut w, &links.ports, s.node.len());
-    w.ingress_fc = pause_generators(&cx, &w, &node_ports, &links.ports)?;
+    w.net.ingress_fc = pause_generators(&cx, &w, &node_ports, &links.ports)?;
     for &i in &switch_nodes {
         let cfg = scenario::switch_config(&s.node[i]).ok_or_else(|| unresolved(format!("node[{i}].switch")))?;
-        w.switches.push(SwitchRuntime::build(i, &s.node[i], cfg, &node_ports[i], &links.ports, &w.channels, cx.seed, s.flow.len()));
+        w.switches.push(SwitchRuntime::build(i, &s.node[i], cfg, &node_ports[i], &links.ports, &w.net.channels, cx.seed, s.flow.len()));
     }
-    w.ports = std::mem::take(&mut links.ports);
+    w.net.ports = std::mem::take(&mut links.ports);
     flows(&cx, &mut w)?;
     monitors(&cx, &mut w, &links.egress)?;
     captures(&cx, &mut w, &links.egress)?;
-    w.node_ip_version = s.node.iter().map(|nd| nd.ip_version.unwrap_or(4)).collect();
+    w.net.node_ip_version = s.node.iter().map(|nd| nd.ip_version.unwrap_or(4)).collect();
     fast_paths(&cx, opts, &mut w, &links.fifo_limit);
     Ok(w)
 }
@@ -364,12 +364,12 @@ fn nodes(cx: &Ctx, w: &mut World, links: &mut Links) -> Result<Vec<usize>, Error
                 n.tx.reclaim_by_cpu = true;
             }
             w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None, nic, cpu });
-            w.nodes.push(NodeRole::Host(h));
+            w.net.nodes.push(NodeRole::Host(h));
         } else if nd.kind == NodeKind::Switch {
-            w.nodes.push(NodeRole::Switch(switch_nodes.len() as u32));
+            w.net.nodes.push(NodeRole::Switch(switch_nodes.len() as u32));
             switch_nodes.push(i);
         } else {
-            w.nodes.push(NodeRole::Forwarder);
+            w.net.nodes.push(NodeRole::Forwarder);
         }
     }
     Ok(switch_nodes)
@@ -383,12 +383,12 @@ fn number_ports(w: &mut World, ports: &[Port], n: usize) -> Vec<Vec<u32>> {
     for (pi, p) in ports.iter().enumerate() {
         node_ports[p.node as usize].push(pi as u32);
     }
-    w.port_local = ports
+    w.net.port_local = ports
         .iter()
         .enumerate()
         .map(|(pi, p)| node_ports[p.node as usize].iter().position(|&q| q == pi as u32).unwrap_or(0).min(u8::MAX as usize) as u8)
         .collect();
-    w.ingress_index = w.reverse_port.iter().map(|&rp| w.port_local.get(rp as usize).copied().unwrap_or(0)).collect();
+    w.net.ingress_index = w.net.reverse_port.iter().map(|&rp| w.net.port_local.get(rp as usize).copied().unwrap_or(0)).collect();
     node_ports
 }
 
@@ -402,7 +402,7 @@ fn pause_generators(cx: &Ctx, w: &World, node_ports: &[Vec<u32>], ports: &[Port]
         .enumerate()
         .map(|(i, nd)| {
             let (cfg, peers) = scenario::switch_xoff_config(nd)?;
-            let generates = |p: &Port| peers.iter().any(|name| cx.index.get(name.as_str()) == Some(&(w.channels[p.channel as usize].to as usize)));
+            let generates = |p: &Port| peers.iter().any(|name| cx.index.get(name.as_str()) == Some(&(w.net.channels[p.channel as usize].to as usize)));
             let accounts: Vec<(u32, u64, bool)> = node_ports[i].iter().map(|&p| (p, ports[p as usize].rate_bps, generates(&ports[p as usize]))).collect();
             Some(Box::new(IngressFc::new(cfg, &accounts)))
         })
@@ -415,7 +415,7 @@ fn pause_generators(cx: &Ctx, w: &World, node_ports: &[Vec<u32>], ports: &[Port]
 
 /// The host of flow end `node`.
 fn host_of(cx: &Ctx, w: &World, node: usize) -> Result<u32, Error> {
-    match w.nodes[node] {
+    match w.net.nodes[node] {
         NodeRole::Host(h) => Ok(h),
         _ => Err(unresolved(format!("flow end {} is not a host", cx.s.node[node].name))),
     }
@@ -436,7 +436,7 @@ fn flows(cx: &Ctx, w: &mut World) -> Result<(), Error> {
             FlowKind::Web => web_flow(cx, w, fi, (a, b), (ha, hb), start)?,
             FlowKind::UdpCbr => udp_flow(cx, w, fi, (a, b), ha, start)?,
         }
-        w.events.push(start, Event::FlowStart(fi as u32));
+        w.net.events.push(start, Event::FlowStart(fi as u32));
     }
     Ok(())
 }
@@ -504,7 +504,7 @@ fn tcp_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), (ha, hb)
     let (data_node, data_host) = if rr { (b, hb) } else { (a, ha) };
     let host = &mut w.hosts[data_host as usize];
     if trace_mode != TraceMode::Off && host.busy.is_none() && rtt > Span::ZERO {
-        let rate = w.ports[host.port as usize].rate_bps;
+        let rate = w.net.ports[host.port as usize].rate_bps;
         host.busy = Some(BusyIdle::new(s.node[data_node].name.clone(), rtt.max(crate::monitor::busy_idle::MIN_WINDOW), rate));
     }
     Ok(())
@@ -590,14 +590,14 @@ fn monitors(cx: &Ctx, w: &mut World, egress: &HashMap<(usize, usize), u32>) -> R
     for m in &cx.s.monitor {
         let (x, y) = cx.arrow("monitor", &m.link)?;
         let port = *egress.get(&(x, y)).ok_or_else(|| unresolved(format!("monitor link {}", m.link)))?;
-        let mi = w.monitors.len() as u32;
+        let mi = w.net.monitors.len() as u32;
         let ingress = m.point.as_deref() == Some("ingress");
         let capture = Capture::new(m.capture_packets.unwrap_or(0), SimTime::ZERO + m.capture_from.map_or(Span::ZERO, |t| t.span));
-        w.monitors.push(LinkMonitor::new(m.link.clone(), port, m.bin.span, cx.s.flow.len(), capture, ingress));
-        w.ports[port as usize].monitor = Some(mi);
+        w.net.monitors.push(LinkMonitor::new(m.link.clone(), port, m.bin.span, cx.s.flow.len(), capture, ingress));
+        w.net.ports[port as usize].monitor = Some(mi);
         if ingress {
-            let ch = w.ports[port as usize].channel;
-            w.channel_monitor[ch as usize] = Some(mi);
+            let ch = w.net.ports[port as usize].channel;
+            w.net.channel_monitor[ch as usize] = Some(mi);
         }
     }
     Ok(())
@@ -621,11 +621,11 @@ fn captures(cx: &Ctx, w: &mut World, egress: &HashMap<(usize, usize), u32>) -> R
             snaplen_bytes: c.snaplen.map_or(crate::scenario::monitor::capture::DEFAULT_SNAPLEN_BYTES, |b| b.bytes) as u32,
             max_frames: c.max_frames.unwrap_or(crate::scenario::monitor::capture::DEFAULT_MAX_FRAMES),
         };
-        let tap = w.taps.len() as u32;
-        w.taps.push(PcapTap::new(cfg));
+        let tap = w.net.taps.len() as u32;
+        w.net.taps.push(PcapTap::new(cfg));
         for (a, b) in dirs {
             let port = *egress.get(&(a, b)).ok_or_else(|| unresolved(format!("capture link {}", c.link)))?;
-            w.ports[port as usize].capture = Some(tap);
+            w.net.ports[port as usize].capture = Some(tap);
         }
     }
     Ok(())
@@ -634,12 +634,12 @@ fn captures(cx: &Ctx, w: &mut World, egress: &HashMap<(usize, usize), u32>) -> R
 /// The fast paths that change no result (issue 9): eager router ports and
 /// early channels (`sim::early`), as `opts` allows; and the invariant checks.
 fn fast_paths(cx: &Ctx, opts: BuildOptions, w: &mut World, fifo_limit: &[Option<TailLimit>]) {
-    w.eager_feeder = vec![u32::MAX; w.channels.len()];
+    w.net.eager_feeder = vec![u32::MAX; w.net.channels.len()];
     w.check_invariants = opts.check_invariants;
     if opts.eager_ports {
         make_eager(w, fifo_limit);
     }
-    w.early = vec![false; w.channels.len()];
+    w.net.early = vec![false; w.net.channels.len()];
     if opts.eager_ports && opts.early_channels {
         let hosts: Vec<NodeId> = (0..cx.s.node.len()).filter(|&i| cx.s.node[i].kind == NodeKind::Host).map(|i| i as NodeId).collect();
         super::early::mark_early_channels(w, &hosts);
@@ -689,15 +689,15 @@ fn host_tick_phase(seed: u64, host: u32, hz: u32) -> Span {
 fn propagation_rtt(w: &World, from: NodeId, to: NodeId) -> Span {
     let mut at = from;
     let mut one_way = Span::ZERO;
-    for _ in 0..w.nodes.len() {
+    for _ in 0..w.net.nodes.len() {
         if at == to {
             return one_way + one_way;
         }
-        let port = w.routes.port(at, to);
+        let port = w.net.routes.port(at, to);
         if port == crate::net::routing::NO_ROUTE {
             break;
         }
-        let ch = &w.channels[w.ports[port as usize].channel as usize];
+        let ch = &w.net.channels[w.net.ports[port as usize].channel as usize];
         one_way = one_way + ch.delay;
         at = ch.to;
     }

@@ -38,16 +38,16 @@ impl World {
     }
 
     fn cpu_nic_event(&mut self, h: u32) {
-        let now = self.now;
+        let now = self.net.now;
         match self.cpu(h).irq.on_event(now) {
             IrqAction::Raise => self.cpu_raise(h),
-            IrqAction::Arm(t) => self.events.push(t, Event::IrqTimer(h)),
+            IrqAction::Arm(t) => self.net.events.push(t, Event::IrqTimer(h)),
             IrqAction::Wait => {}
         }
     }
 
     pub(super) fn on_irq_timer(&mut self, h: u32) {
-        let now = self.now;
+        let now = self.net.now;
         if self.cpu(h).irq.on_timer(now) {
             self.cpu_raise(h);
         }
@@ -69,7 +69,7 @@ impl World {
 
     /// Start core `c`'s next item if it is idle.
     fn cpu_kick(&mut self, h: u32, c: u32) {
-        let now = self.now;
+        let now = self.net.now;
         loop {
             let core = &mut self.cpu(h).cores[c as usize];
             if !core.is_idle() {
@@ -80,7 +80,7 @@ impl World {
             let cpu = self.cpu(h);
             let (scale, ppc) = (cpu.scale(), cpu.ps_per_cycle());
             let done = cpu.cores[c as usize].start(now, item, cost, scale, ppc);
-            self.events.push(done, Event::CpuDone(h * MAX_CORES + c));
+            self.net.events.push(done, Event::CpuDone(h * MAX_CORES + c));
             return;
         }
     }
@@ -197,7 +197,7 @@ impl World {
                 cpu.stats.bytes_read += bytes;
                 self.cpu_in_process(h, |w| {
                     let mut out = std::mem::take(&mut w.out);
-                    w.sockets[socket as usize].app_read(w.now, bytes, &mut out);
+                    w.sockets[socket as usize].app_read(w.net.now, bytes, &mut out);
                     w.emit(socket, &mut out);
                     w.out = out;
                 });

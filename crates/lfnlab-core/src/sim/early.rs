@@ -31,12 +31,12 @@ impl World {
     /// woken path would schedule it (engine::event_queue).
     #[inline]
     pub(super) fn to_channel(&mut self, c: u32, start: SimTime, arrival: SimTime, pkt: Packet) {
-        if self.early[c as usize] && arrival <= self.end {
+        if self.net.early[c as usize] && arrival <= self.net.end {
             self.arrive_early(c, arrival, pkt);
             return;
         }
-        if let Some(t) = self.channels[c as usize].push(arrival, pkt) {
-            self.events.push_as_of(t, Event::ChannelArrival(c), start);
+        if let Some(t) = self.net.channels[c as usize].push(arrival, pkt) {
+            self.net.events.push_as_of(t, Event::ChannelArrival(c), start);
         }
     }
 
@@ -46,27 +46,27 @@ impl World {
     /// the woken path; otherwise now.
     #[inline]
     pub(super) fn head_as_of(&self, c: u32, now: SimTime) -> SimTime {
-        let p = self.eager_feeder[c as usize];
+        let p = self.net.eager_feeder[c as usize];
         if p == u32::MAX {
             return now;
         }
-        let ch = &self.channels[c as usize];
+        let ch = &self.net.channels[c as usize];
         let Some((due, pkt)) = ch.head_plain() else { return now };
         // start ≤ due − delay: no need for the serialization time when that is past.
         let sent_by = due - ch.delay;
         if sent_by <= now {
             return now;
         }
-        let p = &self.ports[p as usize];
+        let p = &self.net.ports[p as usize];
         (sent_by - Span::serialization(pkt.l2_bytes() + p.framing_bytes as u64, p.rate_bps)).max(now)
     }
 
     /// Router `to` of early channel `c` handles a frame that arrives at `at`.
     fn arrive_early(&mut self, c: u32, at: SimTime, mut pkt: Packet) {
-        let ch = &mut self.channels[c as usize];
+        let ch = &mut self.net.channels[c as usize];
         ch.pass_through(pkt.l3_bytes as u64);
         let node = ch.to;
-        pkt.ingress = self.ingress_index[c as usize];
+        pkt.ingress = self.net.ingress_index[c as usize];
         self.router_receive(node, pkt, at);
     }
 }
@@ -76,49 +76,49 @@ impl World {
 /// F generates no PAUSE, and every port a frame on C can be routed to at F is
 /// eager, without Quick-Start or processing stage, and fed by C alone.
 pub(super) fn mark_early_channels(w: &mut World, hosts: &[NodeId]) {
-    let n_ch = w.channels.len();
+    let n_ch = w.net.channels.len();
     // The port sending on channel c is the reverse port of its pair c ^ 1.
-    let sender = |c: usize| w.reverse_port[c ^ 1];
+    let sender = |c: usize| w.net.reverse_port[c ^ 1];
     let eager_port = |p: u32| {
-        let port = &w.ports[p as usize];
-        w.eager_feeder[port.channel as usize] == p && port.qs.is_none() && port.proc.is_none()
+        let port = &w.net.ports[p as usize];
+        w.net.eager_feeder[port.channel as usize] == p && port.qs.is_none() && port.proc.is_none()
     };
     // Can a frame for host d travel on channel c? Conservatively yes through a switch.
     let carries = |c: usize, d: NodeId| {
-        let from = w.channels[c].from;
+        let from = w.net.channels[c].from;
         if from == d {
             return false;
         }
-        match w.nodes[from as usize] {
+        match w.net.nodes[from as usize] {
             NodeRole::Switch(_) => true,
-            _ => w.routes.port(from, d) == sender(c),
+            _ => w.net.routes.port(from, d) == sender(c),
         }
     };
     let mut early = vec![false; n_ch];
     for c in 0..n_ch {
-        let f = w.channels[c].to;
-        let plain = w.nodes[f as usize] == NodeRole::Forwarder
-            && w.ingress_fc[f as usize].is_none()
-            && w.losses[c].is_none()
-            && w.channels[c].impaired.is_none()
-            && w.channel_monitor[c].is_none()
+        let f = w.net.channels[c].to;
+        let plain = w.net.nodes[f as usize] == NodeRole::Forwarder
+            && w.net.ingress_fc[f as usize].is_none()
+            && w.net.losses[c].is_none()
+            && w.net.channels[c].impaired.is_none()
+            && w.net.channel_monitor[c].is_none()
             && sender(c) != u32::MAX
-            && w.ports[sender(c) as usize].fc.is_none();
+            && w.net.ports[sender(c) as usize].fc.is_none();
         if !plain {
             continue;
         }
         let ok = hosts.iter().filter(|&&d| carries(c, d)).all(|&d| {
-            let port = w.routes.port(f, d);
+            let port = w.net.routes.port(f, d);
             if port == NO_ROUTE {
                 return true; // dropped at F, whatever the time
             }
             // Fed by c alone: no other channel into f carries a frame routed to this port.
             eager_port(port)
-                && (0..n_ch).filter(|&c2| c2 != c && w.channels[c2].to == f).all(|c2| {
-                    hosts.iter().all(|&d2| !(carries(c2, d2) && w.routes.port(f, d2) == port))
+                && (0..n_ch).filter(|&c2| c2 != c && w.net.channels[c2].to == f).all(|c2| {
+                    hosts.iter().all(|&d2| !(carries(c2, d2) && w.net.routes.port(f, d2) == port))
                 })
         });
         early[c] = ok;
     }
-    w.early = early;
+    w.net.early = early;
 }

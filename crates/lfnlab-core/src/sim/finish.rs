@@ -40,7 +40,7 @@ struct Recorded {
 /// (spec 06 §7 V5), summarise each flow, queue and component, and refuse the
 /// run if an invariant does not hold.
 pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Error> {
-    let end = w.end;
+    let end = w.net.end;
     let mut rec = Recorded { tcp: close_monitors_and_traces(&mut w), ..Recorded::default() };
     let hosts = close_hosts(&mut w, &mut rec);
     let nics = tcp_nic_reports(&w);
@@ -48,7 +48,7 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
     // Books: emitted = delivered + dropped + queued + on links (frames and L3 bytes).
     // Settling releases what eager ports started by the end; the balance holds
     // either way (`sim::invariants`), settled it shows the occupancy at the end.
-    for p in w.ports.iter_mut() {
+    for p in w.net.ports.iter_mut() {
         if let Some(q) = p.queue.eager() {
             q.settle(end);
         }
@@ -74,22 +74,22 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         seed: s.sim.seed.unwrap_or(1),
         duration_s: duration,
         wall_seconds: wall.elapsed().as_secs_f64(),
-        events_executed: w.log.count(),
+        events_executed: w.net.log.count(),
         data_packets: b.data_packets,
-        event_hash: w.log.hash_hex(),
+        event_hash: w.net.log.hash_hex(),
         flows,
         queues,
         hosts,
         nics,
         host_nics: host_nic_summaries(&w, duration),
         link_losses: link_loss_summaries(&mut w, end),
-        reordered_frames: w.channels.iter().filter_map(|c| c.impaired.as_ref()).map(|im| im.impair.reordered).sum(),
+        reordered_frames: w.net.channels.iter().filter_map(|c| c.impaired.as_ref()).map(|im| im.impair.reordered).sum(),
         host_cpus: w.hosts.iter().filter_map(|h| Some(cpu_summary(&h.io.name, h.cpu.as_ref()?, end))).collect(),
         pause_ports: pause_port_summaries(&w, end),
         switch_pause: switch_pause_summaries(&w),
-        switches: w.switches.iter().map(|rt| super::switch::summary(rt, &w.ports, &w.flow_names)).collect(),
+        switches: w.switches.iter().map(|rt| super::switch::summary(rt, &w.net.ports, &w.flow_names)).collect(),
         quickstart_interfaces: qs_interface_summaries(&w, end),
-        ttl_drops: w.books.drops.get(DropCause::Ttl),
+        ttl_drops: w.net.books.drops.get(DropCause::Ttl),
         conservation: ConservationSummary {
             frames_emitted: b.emitted_frames,
             frames_delivered: b.delivered_frames,
@@ -127,9 +127,9 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
 /// Close the link monitors and the connection traces at the end of the run;
 /// returns the `tcp` table's columns.
 fn close_monitors_and_traces(w: &mut World) -> TcpColumns {
-    let end = w.end;
-    for m in w.monitors.iter_mut() {
-        let q = *w.ports[m.port as usize].queue.stats();
+    let end = w.net.end;
+    for m in w.net.monitors.iter_mut() {
+        let q = *w.net.ports[m.port as usize].queue.stats();
         m.finish(end, &q);
     }
     let mut cols = std::mem::take(&mut w.tcp_cols);
@@ -143,7 +143,7 @@ fn close_monitors_and_traces(w: &mut World) -> TcpColumns {
 /// Close each host's burstiness diagnostic and I/O counters (spec 03 §2.1,
 /// spec 01 §2.6); returns the hosts' summaries.
 fn close_hosts(w: &mut World, rec: &mut Recorded) -> Vec<HostSummary> {
-    let end = w.end;
+    let end = w.net.end;
     for h in w.hosts.iter_mut() {
         if let Some(b) = h.busy.as_mut() {
             b.finish(end);
@@ -170,7 +170,7 @@ fn tcp_nic_reports(w: &World) -> Vec<NicSummary> {
     w.hosts
         .iter()
         .filter_map(|h| {
-            let r = w.ports[h.port as usize].queue.disc()?.as_any().downcast_ref::<TcpNicQdisc>()?.report();
+            let r = w.net.ports[h.port as usize].queue.disc()?.as_any().downcast_ref::<TcpNicQdisc>()?.report();
             let streams = r
                 .streams
                 .iter()
@@ -183,7 +183,7 @@ fn tcp_nic_reports(w: &World) -> Vec<NicSummary> {
 
 /// The monitors' `flows`, `queues` and `packets` rows.
 fn drain_monitors(w: &mut World, rec: &mut Recorded) {
-    for m in w.monitors.iter_mut() {
+    for m in w.net.monitors.iter_mut() {
         m.drain_into(&w.flow_names, &mut rec.flows, &mut rec.queues);
         m.capture.drain_into(&m.name, &w.flow_names, &mut rec.packets);
     }
@@ -262,7 +262,7 @@ fn tcp_flow_summary(w: &World, t: TcpFlow, f: &FlowSpec, start: f64, active: f64
 
 /// Each egress queue's counts, drops by cause and peak.
 fn queue_summaries(w: &World) -> Vec<QueueSummary> {
-    w.ports
+    w.net.ports
         .iter()
         .map(|p| {
             let st = p.queue.stats();
@@ -276,7 +276,7 @@ fn queue_summaries(w: &World) -> Vec<QueueSummary> {
 fn close_captures(w: &mut World) -> (Vec<CaptureSummary>, Vec<(String, Vec<u8>)>) {
     let mut pcaps = Vec::new();
     let mut captures = Vec::new();
-    for tap in std::mem::take(&mut w.taps) {
+    for tap in std::mem::take(&mut w.net.taps) {
         let file = format!("{}.pcap", tap.name());
         captures.push(CaptureSummary { name: tap.name().to_string(), file: file.clone(), frames: tap.frames(), pause_frames: tap.pause_frames, missed: tap.missed });
         pcaps.push((file, tap.finish()));
@@ -313,8 +313,8 @@ fn host_nic_summaries(w: &World, duration: f64) -> Vec<HostNicSummary> {
 /// Each link loss model's drops and, for Gilbert–Elliott, its time Bad and
 /// its transitions (spec 04 §2.12).
 fn link_loss_summaries(w: &mut World, end: SimTime) -> Vec<LinkLossSummary> {
-    let ports = &w.ports;
-    w.losses
+    let ports = &w.net.ports;
+    w.net.losses
         .iter_mut()
         .enumerate()
         .filter_map(|(c, l)| {
@@ -330,7 +330,7 @@ fn link_loss_summaries(w: &mut World, end: SimTime) -> Vec<LinkLossSummary> {
 
 /// Ports that honour PAUSE (spec 04 §2.5).
 fn pause_port_summaries(w: &World, end: SimTime) -> Vec<PausePortSummary> {
-    w.ports
+    w.net.ports
         .iter()
         .filter_map(|p| {
             let h = p.fc.as_ref()?.honour.as_ref()?;
@@ -346,12 +346,12 @@ fn pause_port_summaries(w: &World, end: SimTime) -> Vec<PausePortSummary> {
 
 /// Ingress ports of switches and routers that generate PAUSE (spec 04 §2.5).
 fn switch_pause_summaries(w: &World) -> Vec<SwitchPauseSummary> {
-    w.ingress_fc
+    w.net.ingress_fc
         .iter()
         .flatten()
         .flat_map(|fc| fc.ports.iter().flatten())
         .map(|a| SwitchPauseSummary {
-            name: w.ports[a.port as usize].name.clone(),
+            name: w.net.ports[a.port as usize].name.clone(),
             pause_xoff_sent: a.xoff.sent_xoff,
             pause_xon_sent: a.xoff.sent_xon,
             held_max_bytes: a.held_max_bytes,
@@ -361,7 +361,7 @@ fn switch_pause_summaries(w: &World) -> Vec<SwitchPauseSummary> {
 
 /// Each interface with a Quick-Start router function (spec 02 §2.5).
 fn qs_interface_summaries(w: &World, end: SimTime) -> Vec<QsInterfaceSummary> {
-    w.ports
+    w.net.ports
         .iter()
         .filter_map(|p| {
             let q = p.qs.as_ref()?;

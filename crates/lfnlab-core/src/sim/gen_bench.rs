@@ -157,21 +157,21 @@ fn sources(w: &World) -> Result<Vec<Source>, String> {
             return Err(format!("flow {name} is not plain CBR"));
         }
         let host = &w.hosts[app.host as usize];
-        let port = &w.ports[host.port as usize];
+        let port = &w.net.ports[host.port as usize];
         if app.rate_bps > port.rate_bps {
             return Err(format!("flow {name} offers more than its line rate"));
         }
         let ch = port.channel as usize;
-        if w.nodes[w.channels[ch].to as usize] != NodeRole::Switch(0) {
+        if w.net.nodes[w.net.channels[ch].to as usize] != NodeRole::Switch(0) {
             return Err(format!("flow {name}'s host is not linked to the switch"));
         }
-        let input = w.ingress_index[ch] as usize;
-        let p_out = w.routes.port(sw.node, app.template.dst);
+        let input = w.net.ingress_index[ch] as usize;
+        let p_out = w.net.routes.port(sw.node, app.template.dst);
         if p_out == NO_ROUTE {
             return Err(format!("flow {name} has no route through the switch"));
         }
-        let to = w.channels[w.ports[p_out as usize].channel as usize].to;
-        if !matches!(w.nodes[to as usize], NodeRole::Host(_)) || to != app.template.dst {
+        let to = w.net.channels[w.net.ports[p_out as usize].channel as usize].to;
+        if !matches!(w.net.nodes[to as usize], NodeRole::Host(_)) || to != app.template.dst {
             return Err(format!("flow {name}'s receiver is not on a switch port"));
         }
         // Every frame of a CBR generator is its template's size.
@@ -180,18 +180,18 @@ fn sources(w: &World) -> Result<Vec<Source>, String> {
             app: a,
             port: host.port,
             input,
-            out: w.port_local[p_out as usize] as usize,
+            out: w.net.port_local[p_out as usize] as usize,
             tx,
-            delay: w.channels[ch].delay,
+            delay: w.net.channels[ch].delay,
             busy_until: SimTime::ZERO,
         });
     }
     let plain = |p: usize| {
-        let port = &w.ports[p];
+        let port = &w.net.ports[p];
         port.fc.is_none() && port.proc.is_none() && port.qs.is_none() && port.bad_rate_bps.is_none()
     };
-    let clean = |c: usize| w.losses[c].is_none() && w.channels[c].impaired.is_none();
-    if !(0..w.ports.len()).all(plain) || !(0..w.channels.len()).all(clean) || w.hosts.iter().any(|h| h.nic.is_some() || h.cpu.is_some()) {
+    let clean = |c: usize| w.net.losses[c].is_none() && w.net.channels[c].impaired.is_none();
+    if !(0..w.net.ports.len()).all(plain) || !(0..w.net.channels.len()).all(clean) || w.hosts.iter().any(|h| h.nic.is_some() || h.cpu.is_some()) {
         return Err("a port, link or host has a model the bench loop does not drive".into());
     }
     Ok(out)
@@ -205,7 +205,7 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
     scenario_shape(s).map_err(refuse)?;
     let mut w = super::build::build(s)?;
     let mut src = sources(&w).map_err(refuse)?;
-    let end = w.end;
+    let end = w.net.end;
     let n_flows = w.flow_names.len();
     let mut flows = vec![BenchFlow::default(); n_flows];
     for (f, name) in flows.iter_mut().zip(&w.flow_names) {
@@ -250,7 +250,7 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
                 break;
             }
             let port = w.switches[0].ports[d.out];
-            let arrival = d.start + d.tx + w.channels[w.ports[port as usize].channel as usize].delay;
+            let arrival = d.start + d.tx + w.net.channels[w.net.ports[port as usize].channel as usize].delay;
             pass_monitors(&mut w, port, d.start, arrival, &d.frame);
             if arrival > end {
                 elsewhere += 1;
@@ -280,8 +280,8 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
     let holds = books.emitted == books.delivered + books.dropped + books.in_switch + books.elsewhere;
     let mut fc = FlowsColumns::default();
     let mut qc = QueuesColumns::default();
-    for m in w.monitors.iter_mut() {
-        let q = w.ports[m.port as usize].queue.stats();
+    for m in w.net.monitors.iter_mut() {
+        let q = w.net.ports[m.port as usize].queue.stats();
         m.finish(end, q);
         m.drain_into(&w.flow_names, &mut fc, &mut qc);
     }
@@ -291,7 +291,7 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
         duration_s: end.as_secs_f64(),
         wall_seconds: wall.elapsed().as_secs_f64(),
         flows,
-        switch: switch_summary(&w.switches[0], &w.ports, &w.flow_names),
+        switch: switch_summary(&w.switches[0], &w.net.ports, &w.flow_names),
         conservation: BenchBooks { holds, ..books },
     };
     if !holds {
@@ -304,20 +304,20 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
 /// end at `arrival`: the egress monitor of the port and the ingress monitor
 /// of its link count it (an ingress count after the end is never made).
 fn pass_monitors(w: &mut World, port: u32, start: SimTime, arrival: SimTime, pkt: &Packet) {
-    let p = &w.ports[port as usize];
+    let p = &w.net.ports[port as usize];
     if let Some(m) = p.monitor {
-        let m = &mut w.monitors[m as usize];
+        let m = &mut w.net.monitors[m as usize];
         if !m.ingress {
             m.advance(start, p.queue.stats());
             m.on_frame(start, pkt);
         }
     }
-    if arrival > w.end {
+    if arrival > w.net.end {
         return;
     }
-    if let Some(m) = w.channel_monitor[p.channel as usize] {
-        let m = &mut w.monitors[m as usize];
-        m.advance(arrival, w.ports[m.port as usize].queue.stats());
+    if let Some(m) = w.net.channel_monitor[p.channel as usize] {
+        let m = &mut w.net.monitors[m as usize];
+        m.advance(arrival, w.net.ports[m.port as usize].queue.stats());
         m.on_frame(arrival, pkt);
     }
 }

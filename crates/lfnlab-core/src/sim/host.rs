@@ -132,7 +132,7 @@ impl World {
                 let Some(s) = self.packet_socket(&pkt, true) else { return };
                 self.trace_catch_up(s);
                 let mut out = std::mem::take(&mut self.out);
-                self.sockets[s as usize].on_packet(self.now, &pkt, &mut out);
+                self.sockets[s as usize].on_packet(self.net.now, &pkt, &mut out);
                 self.emit(s, &mut out);
                 self.out = out;
                 if pkt.tcp.payload > 0 {
@@ -179,9 +179,9 @@ impl World {
     pub(super) fn on_app_delivery(&mut self, a: u32) {
         let app = &mut self.rr_apps[a as usize];
         let (c, sv) = (app.client as usize, app.server as usize);
-        let action = app.on_delivery(self.now, self.sockets[sv].rcv.rcv_nxt, self.sockets[c].rcv.rcv_nxt);
+        let action = app.on_delivery(self.net.now, self.sockets[sv].rcv.rcv_nxt, self.sockets[c].rcv.rcv_nxt);
         if let ServerAction::Respond(total) = action {
-            self.sockets[sv].snd.app_set_total(self.now, total);
+            self.sockets[sv].snd.app_set_total(self.net.now, total);
             self.pump(sv as u32);
         }
     }
@@ -193,9 +193,9 @@ impl World {
         let a = self.sockets[s as usize].addr;
         // Packets a core is still building take qdisc room too (spec 04 §2.7).
         let held = host.cpu.as_ref().map_or(0, |c| c.held_packets());
-        let room = self.ports[host.port as usize].queue.room_packets(a.flow, a.dir).saturating_sub(held);
+        let room = self.net.ports[host.port as usize].queue.room_packets(a.flow, a.dir).saturating_sub(held);
         let mut out = std::mem::take(&mut self.out);
-        let lim = self.sockets[s as usize].poll_transmit(self.now, room, &mut out);
+        let lim = self.sockets[s as usize].poll_transmit(self.net.now, room, &mut out);
         self.emit(s, &mut out);
         self.out = out;
         if lim == SndLim::Stall {
@@ -228,15 +228,15 @@ impl World {
     pub(super) fn enqueue_host_packets(&mut self, s: u32, out: &mut Vec<Packet>) {
         let h = self.socket_host[s as usize];
         let port = self.hosts[h as usize].port;
-        self.books.settle_early_drops(self.now);
+        self.net.books.settle_early_drops(self.net.now);
         for mut pkt in out.drain(..) {
-            let p = &mut self.ports[port as usize];
-            let d = p.quickstart(self.now, &mut pkt);
+            let p = &mut self.net.ports[port as usize];
+            let d = p.quickstart(self.net.now, &mut pkt);
             debug_assert_eq!(d, Span::ZERO, "hosts have no processing stage (spec 02 §2.5.7 CHOICE)");
             let l3 = pkt.l3_bytes as u64;
             let data = pkt.is_data();
-            let refused = p.queue.enqueue(self.now, pkt).err();
-            self.books.on_host_emit(l3, data, refused.as_ref().map(|r| r.cause));
+            let refused = p.queue.enqueue(self.net.now, pkt).err();
+            self.net.books.on_host_emit(l3, data, refused.as_ref().map(|r| r.cause));
             if let Some(r) = refused {
                 // Full IFQ: pure ACKs and SYNs are dropped and counted (spec 06
                 // §5.2, CHOICE). Data only gets here past fq's horizon, since
@@ -249,23 +249,23 @@ impl World {
 
     pub(super) fn arm_socket_timer(&mut self, s: u32) {
         if let Some(d) = self.sockets[s as usize].next_deadline() {
-            let d = d.max(self.now);
+            let d = d.max(self.net.now);
             let at = &mut self.socket_timer_at[s as usize];
             if at.is_none_or(|t| t > d) {
                 *at = Some(d);
-                self.events.push(d, Event::SocketTimer(s));
+                self.net.events.push(d, Event::SocketTimer(s));
             }
         }
     }
 
     pub(super) fn on_socket_timer(&mut self, s: u32) {
-        if self.socket_timer_at[s as usize] != Some(self.now) {
+        if self.socket_timer_at[s as usize] != Some(self.net.now) {
             return; // superseded by an earlier event
         }
         self.socket_timer_at[s as usize] = None;
         self.trace_catch_up(s);
         let mut out = std::mem::take(&mut self.out);
-        self.sockets[s as usize].on_timer(self.now, &mut out);
+        self.sockets[s as usize].on_timer(self.net.now, &mut out);
         self.emit(s, &mut out);
         self.out = out;
         self.pump(s);
@@ -276,7 +276,7 @@ impl World {
             FlowEnds::Tcp(tf) => {
                 let s = tf.initiator;
                 let mut out = std::mem::take(&mut self.out);
-                self.sockets[s as usize].open(self.now, &mut out);
+                self.sockets[s as usize].open(self.net.now, &mut out);
                 self.emit(s, &mut out);
                 self.out = out;
                 self.arm_socket_timer(s);
@@ -288,21 +288,21 @@ impl World {
 
     pub(super) fn on_app_timer(&mut self, a: u32) {
         let app = &mut self.udp[a as usize];
-        let Some(mut pkt) = app.fire(self.now) else { return };
+        let Some(mut pkt) = app.fire(self.net.now) else { return };
         let next = app.next_at;
         let h = app.host;
         let port = self.hosts[h as usize].port;
-        self.books.settle_early_drops(self.now);
-        let p = &mut self.ports[port as usize];
-        let d = p.quickstart(self.now, &mut pkt);
+        self.net.books.settle_early_drops(self.net.now);
+        let p = &mut self.net.ports[port as usize];
+        let d = p.quickstart(self.net.now, &mut pkt);
         debug_assert_eq!(d, Span::ZERO, "hosts have no processing stage (spec 02 §2.5.7 CHOICE)");
         let l3 = pkt.l3_bytes as u64;
         // The datagram was emitted either way; a full IFQ drops it (counted).
-        let refused = p.queue.enqueue(self.now, pkt).err();
-        self.books.on_host_emit(l3, true, refused.map(|r| r.cause));
+        let refused = p.queue.enqueue(self.net.now, pkt).err();
+        self.net.books.on_host_emit(l3, true, refused.map(|r| r.cause));
         self.kick_port(port);
         if let Some(t) = next {
-            self.events.push(t, Event::AppTimer(a));
+            self.net.events.push(t, Event::AppTimer(a));
         }
     }
 
@@ -310,7 +310,7 @@ impl World {
         if let Some(ti) = self.socket_trace[s as usize] {
             let tr = &mut self.traces[ti as usize];
             let (a, b) = (&self.sockets[tr.sender as usize], &self.sockets[tr.receiver as usize]);
-            tr.catch_up(self.now, a, b, &mut self.tcp_cols);
+            tr.catch_up(self.net.now, a, b, &mut self.tcp_cols);
         }
     }
 
@@ -318,7 +318,7 @@ impl World {
         if let Some(ti) = self.socket_trace[s as usize] {
             let tr = &mut self.traces[ti as usize];
             let (a, b) = (&self.sockets[tr.sender as usize], &self.sockets[tr.receiver as usize]);
-            tr.observe(self.now, a, b, &mut self.tcp_cols);
+            tr.observe(self.net.now, a, b, &mut self.tcp_cols);
         }
     }
 }

@@ -46,16 +46,16 @@ impl World {
     /// Needs no settling of eager queues: a frame an eager port accepted is
     /// queued until released and counted on its link only after that.
     pub fn ledger(&self) -> Ledger {
-        let mut b = self.books.clone();
+        let mut b = self.net.books.clone();
         // Frames an eager port accepted whose transmission has not started are
         // on its link direction's ring, yet still queued (net::eager_fifo). The
         // port settles lazily, so its own counters may still hold frames that
         // started (even arrived) since: they are counted as of `now`.
         let (mut waiting_frames, mut waiting_bytes, mut port_frames) = (0, 0, 0);
-        for p in &self.ports {
+        for p in &self.net.ports {
             match &p.queue {
                 PortQueue::Eager(q) => {
-                    let (f, by) = q.waiting_at(self.now);
+                    let (f, by) = q.waiting_at(self.net.now);
                     waiting_frames += f;
                     waiting_bytes += by;
                     port_frames += f;
@@ -66,8 +66,8 @@ impl World {
         b.queued_frames += waiting_frames;
         b.queued_bytes += waiting_bytes;
         // PAUSE frames on links are MAC control, outside the books.
-        let on_links_frames = self.channels.iter().map(|c| c.frames_on_link()).sum::<u64>() - b.control_frames_on_links - waiting_frames;
-        let on_links_bytes = self.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>() - b.control_bytes_on_links - waiting_bytes;
+        let on_links_frames = self.net.channels.iter().map(|c| c.frames_on_link()).sum::<u64>() - b.control_frames_on_links - waiting_frames;
+        let on_links_bytes = self.net.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>() - b.control_bytes_on_links - waiting_bytes;
         // Frames in a host NIC's rings and FIFOs are still queued at that host (spec 04 §2.3).
         let in_nics: u64 = self.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum::<u64>()
             + self.hosts.iter().filter_map(|h| h.cpu.as_ref()).map(|c| c.rx_frames_held()).sum::<u64>();
@@ -76,8 +76,8 @@ impl World {
         if queued_frames != b.queued_frames {
             problems.push(format!("queues hold {queued_frames} frames, books say {}", b.queued_frames));
         }
-        let processing_frames: u64 = self.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.frames_held()).sum();
-        let processing_bytes: u64 = self.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.bytes_held()).sum();
+        let processing_frames: u64 = self.net.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.frames_held()).sum();
+        let processing_bytes: u64 = self.net.ports.iter().filter_map(|p| p.proc.as_ref()).map(|s| s.bytes_held()).sum();
         if (processing_frames, processing_bytes) != (b.processing_frames, b.processing_bytes) {
             problems.push(format!(
                 "processing stages hold {processing_frames}/{processing_bytes} B, books say {}/{} B",
@@ -94,11 +94,11 @@ impl World {
             ));
         }
         // Per link direction: what was put on it either arrived or is on it.
-        for (i, c) in self.channels.iter().enumerate() {
+        for (i, c) in self.net.channels.iter().enumerate() {
             if c.frames_launched != c.frames_delivered + c.frames_on_link() || c.bytes_launched != c.bytes_delivered + c.bytes_on_link() {
                 problems.push(format!(
                     "link direction {i} ({} → {}): launched {}/{} B, arrived {}/{} B, on the link {}/{} B",
-                    self.node_names[c.from as usize], self.node_names[c.to as usize], c.frames_launched, c.bytes_launched,
+                    self.net.node_names[c.from as usize], self.net.node_names[c.to as usize], c.frames_launched, c.bytes_launched,
                     c.frames_delivered, c.bytes_delivered, c.frames_on_link(), c.bytes_on_link()
                 ));
             }
@@ -113,8 +113,8 @@ impl World {
         }
         for cause in DropCause::ALL {
             let placed: Option<u64> = match cause.place() {
-                DropPlace::Queue => Some(self.ports.iter().map(|p| p.queue.stats().drops.get(cause)).sum()),
-                DropPlace::Link => Some(self.losses.iter().flatten().filter(|l| l.cause() == cause).map(|l| l.dropped).sum()),
+                DropPlace::Queue => Some(self.net.ports.iter().map(|p| p.queue.stats().drops.get(cause)).sum()),
+                DropPlace::Link => Some(self.net.losses.iter().flatten().filter(|l| l.cause() == cause).map(|l| l.dropped).sum()),
                 DropPlace::NicRx => Some(self.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.rx.stats.fifo_drops).sum()),
                 DropPlace::Switch => Some(self.switches.iter().map(|s| s.refused_frames).sum()),
                 DropPlace::Hop => None,
@@ -131,15 +131,15 @@ impl World {
     /// Every invariant of the module notes, after an event executed at `self.now`;
     /// `before` is the time of the event before it.
     pub fn check(&self, before: SimTime) -> Result<(), Violation> {
-        let now = self.now;
+        let now = self.net.now;
         let fail = |invariant: &'static str, entity: String, detail: String| Err(Violation { invariant, at: now, entity, detail });
         if now < before {
             return fail("time", "clock".into(), format!("went back from {} s", before.as_secs_f64()));
         }
-        if let Some(t) = self.events.peek_time().filter(|&t| t < now) {
+        if let Some(t) = self.net.events.peek_time().filter(|&t| t < now) {
             return fail("time", "event queue".into(), format!("an event is pending at {} s, in the past", t.as_secs_f64()));
         }
-        for p in &self.ports {
+        for p in &self.net.ports {
             if let Err(detail) = p.queue.check() {
                 return fail("queue", format!("port {}", p.name), detail);
             }

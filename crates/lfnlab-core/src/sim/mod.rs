@@ -20,6 +20,7 @@ pub mod host;
 mod router;
 pub mod invariants;
 pub mod limits;
+pub mod network;
 pub mod gen_bench;
 #[cfg(test)]
 mod gen_bench_tests;
@@ -91,28 +92,28 @@ fn run_observed_with(scenario: &Scenario, opts: build::BuildOptions, observe: &m
 /// the same events in the same order as one uninterrupted loop.
 fn drive(world: &mut world::World, limits: Limits, observe: &mut dyn FnMut(Progress)) -> Result<Option<Stop>, invariants::Violation> {
     let watch = Watch::new(limits);
-    let end = world.end;
+    let end = world.net.end;
     let total_s = end.as_secs_f64();
     let step_ps = (end.ps() / PROGRESS_SLICES).max(1);
     let mut at = SimTime::ZERO;
     while at < end {
         at = SimTime(at.ps().saturating_add(step_ps).min(end.ps()));
         loop {
-            let done = world.run_until_or(at, watch.budget(world.log.count()));
+            let done = world.run_until_or(at, watch.budget(world.net.log.count()));
             if let Some(v) = world.violation.take() {
                 return Err(v);
             }
             if done && at == end {
                 break;
             }
-            if let Some(stop) = watch.check(world.log.count()) {
+            if let Some(stop) = watch.check(world.net.log.count()) {
                 return Ok(Some(stop));
             }
             if done {
                 break;
             }
         }
-        observe(Progress { sim_s: at.as_secs_f64(), total_s, events: world.log.count() });
+        observe(Progress { sim_s: at.as_secs_f64(), total_s, events: world.net.log.count() });
     }
     world.run();
     Ok(None)
@@ -133,7 +134,7 @@ fn finish_run(scenario: &Scenario, mut world: world::World, wall: std::time::Ins
     })?;
     let Some(stop) = stop else { return finish::finish(scenario, world, wall) };
     // The results cover what ran: up to the last event executed.
-    world.end = world.now;
+    world.net.end = world.net.now;
     let mut out = finish::finish(scenario, world, wall)?;
     out.summary.partial = Some(PartialSummary { limit: stop.limit.to_string(), reason: stop.detail, stopped_at_s: out.summary.duration_s });
     Ok(out)

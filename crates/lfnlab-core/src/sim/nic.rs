@@ -41,15 +41,15 @@ impl World {
 
     /// A frame's last bit reached host `h`'s NIC.
     pub(super) fn nic_rx_arrive(&mut self, h: u32, pkt: Packet) {
-        let now = self.now;
+        let now = self.net.now;
         let l3 = pkt.l3_bytes as u64;
         let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
         if nic.rx.arrive(pkt).is_err() {
             // `rx_fifo_drop`: no room for the frame's L2 bytes (counted by the FIFO).
-            self.books.book_drop(now, now, DropCause::RxFifo, l3);
+            self.net.books.book_drop(now, now, DropCause::RxFifo, l3);
             return;
         }
-        self.books.enter_queue(l3);
+        self.net.books.enter_queue(l3);
         let level = nic.rx.fifo_bytes();
         if let Some(q) = nic.xoff.as_mut().and_then(|g| g.on_level(now, level)) {
             self.request_pause(h, q);
@@ -59,7 +59,7 @@ impl World {
 
     /// Start the head frame's receive DMA if it may go.
     fn nic_rx_dma_start(&mut self, h: u32) {
-        let now = self.now;
+        let now = self.net.now;
         let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
         let Some(l2) = nic.rx.dma_candidate() else { return };
         nic.rx.dma_started();
@@ -67,12 +67,12 @@ impl World {
             Some(bus) => bus.reserve(now, l2, Dir::Rx),
             None => now,
         };
-        self.events.push(done, Event::NicRxDma(h));
+        self.net.events.push(done, Event::NicRxDma(h));
     }
 
     /// The head frame is in host memory: TCP input, then the next DMA.
     pub(super) fn on_nic_rx_dma(&mut self, h: u32) {
-        let now = self.now;
+        let now = self.net.now;
         let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
         let pkt = nic.rx.dma_done();
         let level = nic.rx.fifo_bytes();
@@ -93,8 +93,8 @@ impl World {
     /// next DMA may start, and TCP takes the frame.
     pub(super) fn nic_rx_processed(&mut self, h: u32, pkt: Packet) {
         self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").rx.release_descriptor();
-        self.books.leave_queue(pkt.l3_bytes as u64);
-        self.books.deliver(pkt.l3_bytes as u64);
+        self.net.books.leave_queue(pkt.l3_bytes as u64);
+        self.net.books.deliver(pkt.l3_bytes as u64);
         self.nic_rx_dma_start(h);
         self.host_receive(h, pkt);
     }
@@ -104,17 +104,17 @@ impl World {
     /// TX completion of the frame that left the MAC, the driver (qdisc → ring)
     /// and the next TX DMA.
     pub(super) fn nic_tx_advance(&mut self, h: u32, port: u32) {
-        let now = self.now;
-        if self.ports[port as usize].busy_until <= now {
+        let now = self.net.now;
+        if self.net.ports[port as usize].busy_until <= now {
             let completed = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.complete();
             if completed && self.hosts[h as usize].cpu.is_some() {
                 // The CPU cleans the completion later (spec 04 §2.7 rule 2).
                 self.cpu_tx_completed(h);
             }
         }
-        if let Some(m) = self.ports[port as usize].monitor {
+        if let Some(m) = self.net.ports[port as usize].monitor {
             // The bins close before the qdisc changes (as kick_port does without a NIC).
-            self.monitors[m as usize].advance(now, self.ports[port as usize].queue.stats());
+            self.net.monitors[m as usize].advance(now, self.net.ports[port as usize].queue.stats());
         }
         let mut moved = false;
         loop {
@@ -122,7 +122,7 @@ impl World {
             if !nic.tx.has_descriptor() {
                 break;
             }
-            let p = &mut self.ports[port as usize];
+            let p = &mut self.net.ports[port as usize];
             let view = SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps };
             match p.queue.dequeue(now, &view) {
                 Dequeue::Frame(pkt) => {
@@ -131,7 +131,7 @@ impl World {
                     moved = true;
                 }
                 Dequeue::WaitUntil(t) => {
-                    p.wake(t, port, &mut self.events);
+                    p.wake(t, port, &mut self.net.events);
                     break;
                 }
                 Dequeue::Gap { .. } => {
@@ -147,7 +147,7 @@ impl World {
             match nic.bus.as_mut() {
                 Some(bus) => {
                     let done = bus.reserve(now, l2, Dir::Tx);
-                    self.events.push(done, Event::NicTxDma(h));
+                    self.net.events.push(done, Event::NicTxDma(h));
                     break;
                 }
                 None => nic.tx.dma_done(),
@@ -167,18 +167,18 @@ impl World {
     /// The MAC is free, not paused, with no PAUSE to send: start the head of
     /// the TX FIFO when the rate cap allows (spec 04 §2.6).
     pub(super) fn nic_mac_start(&mut self, h: u32, port: u32) {
-        let now = self.now;
+        let now = self.net.now;
         let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
         let Some(ready) = nic.tx.ready_at() else { return };
         if ready > now {
-            self.ports[port as usize].wake(ready, port, &mut self.events);
+            self.net.ports[port as usize].wake(ready, port, &mut self.net.events);
             return;
         }
-        let wire = nic.tx.head_l2().expect("a frame is ready") + self.ports[port as usize].framing_bytes as u64;
+        let wire = nic.tx.head_l2().expect("a frame is ready") + self.net.ports[port as usize].framing_bytes as u64;
         let pkt = nic.tx.start(now, wire);
         let busy_until = self.put_on_wire(port, &pkt);
         // Always wake by the end: TX completion frees a descriptor and FIFO room.
-        self.ports[port as usize].wake(busy_until, port, &mut self.events);
+        self.net.ports[port as usize].wake(busy_until, port, &mut self.net.events);
     }
 
     // ---- PAUSE (spec 04 §2.5) ----
@@ -193,43 +193,43 @@ impl World {
     /// A generator (host NIC or switch ingress account) asks for PAUSE(q) on
     /// `port`; with q > 0 its refresh timer fires `refresh` (time, event).
     pub(super) fn request_port_pause(&mut self, port: u32, q: u16, refresh: Option<(SimTime, Event)>) {
-        let p = &mut self.ports[port as usize];
+        let p = &mut self.net.ports[port as usize];
         let fc = p.fc.get_or_insert_with(|| Box::new(PortFc::new(p.rate_bps, None)));
         fc.pending = Some(q);
         if let Some((t, ev)) = refresh.filter(|_| q > 0) {
-            self.events.push(t, ev);
+            self.net.events.push(t, ev);
         }
         self.kick_port(port);
     }
 
     /// The MAC is free: the pending PAUSE frame goes out now.
     pub(super) fn send_pause_frame(&mut self, port: u32, q: u16) {
-        let now = self.now;
-        let p = &mut self.ports[port as usize];
-        let ch = &mut self.channels[p.channel as usize];
+        let now = self.net.now;
+        let p = &mut self.net.ports[port as usize];
+        let ch = &mut self.net.channels[p.channel as usize];
         let pkt = Packet::pause(p.node, ch.to, q);
-        if let Some(tap) = p.capture.map(|t| &mut self.taps[t as usize]) {
+        if let Some(tap) = p.capture.map(|t| &mut self.net.taps[t as usize]) {
             if tap.wants(now, &pkt) {
                 tap.on_frame(now, &pkt, &Hop { tx: p.node, rx: ch.to, ip_version: 4, wscale: 0 });
             }
         }
         p.busy_until = now + Span::serialization(PAUSE_L2_BYTES + p.framing_bytes as u64, p.rate_bps);
-        self.books.pause_on_link(pkt.l3_bytes as u64);
+        self.net.books.pause_on_link(pkt.l3_bytes as u64);
         let arrival = p.busy_until + ch.delay;
         if let Some(t) = ch.push(arrival, pkt) {
-            self.events.push(t, Event::ChannelArrival(p.channel));
+            self.net.events.push(t, Event::ChannelArrival(p.channel));
         }
         let t = p.busy_until;
-        p.wake(t, port, &mut self.events);
+        p.wake(t, port, &mut self.net.events);
     }
 
     /// A PAUSE frame arrived over channel `c`: the far end's port back toward
     /// the sender obeys it if it honours PAUSE, else ignores it.
     pub(super) fn on_pause_frame(&mut self, c: u32, pkt: Packet) {
-        self.books.pause_off_link(pkt.l3_bytes as u64);
-        let port = self.reverse_port[c as usize];
-        let now = self.now;
-        let p = &mut self.ports[port as usize];
+        self.net.books.pause_off_link(pkt.l3_bytes as u64);
+        let port = self.net.reverse_port[c as usize];
+        let now = self.net.now;
+        let p = &mut self.net.ports[port as usize];
         let Some(fc) = p.fc.as_mut() else { return };
         let (react, quantum) = (fc.react, fc.quantum);
         let Some(h) = fc.honour.as_mut() else { return };
@@ -242,7 +242,7 @@ impl World {
 
     /// Host `h`'s refresh timer (rule 2).
     pub(super) fn on_pause_refresh(&mut self, h: u32) {
-        let now = self.now;
+        let now = self.net.now;
         let Some(nic) = self.hosts[h as usize].nic.as_mut() else { return };
         let level = nic.rx.fifo_bytes();
         let Some(g) = nic.xoff.as_mut() else { return };

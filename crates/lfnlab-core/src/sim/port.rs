@@ -174,15 +174,15 @@ impl Port {
 impl World {
     /// Start the next frame on `port` if the transmitter is free (spec 06 §5.2).
     pub(super) fn kick_port(&mut self, port: u32) {
-        let now = self.now;
-        let nic_host = self.ports[port as usize].host.filter(|h| self.hosts[*h as usize].nic.is_some());
+        let now = self.net.now;
+        let nic_host = self.net.ports[port as usize].host.filter(|h| self.hosts[*h as usize].nic.is_some());
         if let Some(h) = nic_host {
             // spec 04 §2.4 rule 3: TX completion, the driver and the TX DMA.
             self.nic_tx_advance(h, port);
         }
-        let p = &mut self.ports[port as usize];
+        let p = &mut self.net.ports[port as usize];
         if p.busy_until > now {
-            p.wake(p.busy_until, port, &mut self.events);
+            p.wake(p.busy_until, port, &mut self.net.events);
             return;
         }
         if let Some(fc) = p.fc.as_mut() {
@@ -193,7 +193,7 @@ impl World {
                 return;
             }
             if let Some(until) = fc.honour.as_ref().map(|h| h.paused_until).filter(|t| *t > now) {
-                p.wake(until, port, &mut self.events);
+                p.wake(until, port, &mut self.net.events);
                 return;
             }
         }
@@ -202,7 +202,7 @@ impl World {
             return;
         }
         if let Some(m) = p.monitor {
-            self.monitors[m as usize].advance(now, p.queue.stats());
+            self.net.monitors[m as usize].advance(now, p.queue.stats());
         }
         if let Some(h) = p.host {
             if self.hosts[h as usize].io.due(now) {
@@ -210,7 +210,7 @@ impl World {
                 self.hosts[h as usize].io.advance(now, written);
             }
         }
-        let p = &mut self.ports[port as usize];
+        let p = &mut self.net.ports[port as usize];
         let polled = match p.host {
             Some(_) => p.queue.dequeue(now, &SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps }),
             None => p.queue.dequeue(now, &NoFlows(p.rate_bps)),
@@ -220,11 +220,11 @@ impl World {
                 let more = p.queue.len_packets() > 0;
                 let busy_until = self.put_on_wire(port, &pkt);
                 if more {
-                    let p = &mut self.ports[port as usize];
+                    let p = &mut self.net.ports[port as usize];
                     p.wake_at = Some(busy_until);
-                    self.events.push(busy_until, Event::PortWake(port));
+                    self.net.events.push(busy_until, Event::PortWake(port));
                 }
-                if let Some(h) = self.ports[port as usize].host {
+                if let Some(h) = self.net.ports[port as usize].host {
                     self.on_host_dequeue(h, &pkt);
                 }
             }
@@ -233,17 +233,17 @@ impl World {
                 // (spec 01 §2.3): they never enter the channel, a queue or a
                 // monitor; a pcap tap sees them as the PAUSE(0) frames they are.
                 if let Some(c) = p.capture {
-                    self.taps[c as usize].on_gap(now, wire_bytes, frames, p.framing_bytes, p.rate_bps, p.node);
+                    self.net.taps[c as usize].on_gap(now, wire_bytes, frames, p.framing_bytes, p.rate_bps, p.node);
                 }
                 p.busy_until = now + Span::serialization(wire_bytes, p.rate_bps);
                 p.wake_at = Some(p.busy_until);
-                self.events.push(p.busy_until, Event::PortWake(port));
+                self.net.events.push(p.busy_until, Event::PortWake(port));
                 if let Some(h) = p.host {
                     let ipg = p.ipg_bytes;
                     self.hosts[h as usize].io.on_gap(frame_bytes(wire_bytes, frames, ipg), wire_bytes, frames);
                 }
             }
-            Dequeue::WaitUntil(t) => p.wake(t, port, &mut self.events),
+            Dequeue::WaitUntil(t) => p.wake(t, port, &mut self.net.events),
             Dequeue::Empty => {}
         }
     }
@@ -252,11 +252,11 @@ impl World {
     /// channel and the host's I/O counters. Returns when the port is free again.
     #[inline]
     pub(super) fn put_on_wire(&mut self, port: u32, pkt: &Packet) -> SimTime {
-        let now = self.now;
-        let p = &self.ports[port as usize];
+        let now = self.net.now;
+        let p = &self.net.ports[port as usize];
         let wire = pkt.l2_bytes() + p.framing_bytes as u64;
         let rate_bps = match p.bad_rate_bps {
-            Some(r) if self.losses[p.channel as usize].as_mut().is_some_and(|l| l.circuit_bad(now)) => r,
+            Some(r) if self.net.losses[p.channel as usize].as_mut().is_some_and(|l| l.circuit_bad(now)) => r,
             _ => p.rate_bps,
         };
         self.launch(port, pkt, Span::serialization(wire, rate_bps))
@@ -265,12 +265,12 @@ impl World {
     /// A frame that takes `tx` on the line starts on `port` now.
     #[inline]
     pub(super) fn launch(&mut self, port: u32, pkt: &Packet, tx: Span) -> SimTime {
-        let now = self.now;
-        self.books.leave_queue(pkt.l3_bytes as u64);
-        let p = &mut self.ports[port as usize];
+        let now = self.net.now;
+        self.net.books.leave_queue(pkt.l3_bytes as u64);
+        let p = &mut self.net.ports[port as usize];
         p.busy_until = now + tx;
         if let Some(m) = p.monitor {
-            let m = &mut self.monitors[m as usize];
+            let m = &mut self.net.monitors[m as usize];
             if !m.ingress {
                 m.on_frame(now, pkt);
             }
@@ -282,7 +282,7 @@ impl World {
         if let Some(tap) = p.capture {
             self.capture_frame(tap, port, pkt);
         }
-        let arrival = busy_until + self.channels[c as usize].delay;
+        let arrival = busy_until + self.net.channels[c as usize].delay;
         self.to_channel(c, now, arrival, *pkt);
         if let Some(h) = host {
             let host = &mut self.hosts[h as usize];
@@ -300,18 +300,18 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(super) fn capture_frame(&mut self, tap: u32, port: u32, pkt: &Packet) {
-        let now = self.now;
-        if !self.taps[tap as usize].wants(now, pkt) {
+        let now = self.net.now;
+        if !self.net.taps[tap as usize].wants(now, pkt) {
             return;
         }
-        let p = &self.ports[port as usize];
+        let p = &self.net.ports[port as usize];
         let wscale = self.packet_socket(pkt, false).map_or(0, |s| self.sockets[s as usize].rcv.wscale);
         let hop = Hop {
             tx: p.node,
-            rx: self.channels[p.channel as usize].to,
-            ip_version: self.node_ip_version.get(pkt.src as usize).copied().unwrap_or(4),
+            rx: self.net.channels[p.channel as usize].to,
+            ip_version: self.net.node_ip_version.get(pkt.src as usize).copied().unwrap_or(4),
             wscale,
         };
-        self.taps[tap as usize].on_frame(now, pkt, &hop);
+        self.net.taps[tap as usize].on_frame(now, pkt, &hop);
     }
 }

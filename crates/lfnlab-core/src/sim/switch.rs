@@ -94,22 +94,22 @@ impl World {
     /// A frame's last bit reached switch `s`.
     pub(super) fn switch_receive(&mut self, s: u32, pkt: Packet) {
         let rt = &mut self.switches[s as usize];
-        let port = self.routes.port(rt.node, pkt.dst);
+        let port = self.net.routes.port(rt.node, pkt.dst);
         if port == NO_ROUTE {
             debug_assert!(false, "validated scenarios have routes");
-            self.books.book_drop(self.now, self.now, DropCause::NoRoute, pkt.l3_bytes as u64);
+            self.net.books.book_drop(self.net.now, self.net.now, DropCause::NoRoute, pkt.l3_bytes as u64);
             return;
         }
         // The frame is inside the switch until it starts on its output or is refused.
-        self.books.enter_queue(pkt.l3_bytes as u64);
-        let out = self.port_local[port as usize] as usize;
-        rt.core.receive(self.now, pkt.ingress as usize, out, pkt);
+        self.net.books.enter_queue(pkt.l3_bytes as u64);
+        let out = self.net.port_local[port as usize] as usize;
+        rt.core.receive(self.net.now, pkt.ingress as usize, out, pkt);
         self.switch_service(s);
     }
 
     pub(super) fn on_switch_wake(&mut self, s: u32) {
         let rt = &mut self.switches[s as usize];
-        if rt.wake_at != Some(self.now) {
+        if rt.wake_at != Some(self.net.now) {
             return; // superseded
         }
         rt.wake_at = None;
@@ -119,13 +119,13 @@ impl World {
     /// Run the core as far as is safe, send what starts now, book the refused
     /// frames and arrange the next wake.
     fn switch_service(&mut self, s: u32) {
-        let now = self.now;
+        let now = self.net.now;
         let rt = &mut self.switches[s as usize];
         // The earliest time a frame not yet received could arrive, and the
         // earliest frame already on an input link.
         let (mut safe, mut first_head) = (SimTime::NEVER, SimTime::NEVER);
         for &(c, least) in &rt.inputs {
-            let ch = &self.channels[c as usize];
+            let ch = &self.net.channels[c as usize];
             let head = ch.head_arrival();
             // A line sends one frame after another, so on a channel without
             // jitter or reordering nothing arrives before the frame already on
@@ -139,7 +139,7 @@ impl World {
         }
         let until = if safe == SimTime::NEVER { safe } else { safe + rt.config.lookup };
         rt.core.advance(until);
-        let books = &mut self.books;
+        let books = &mut self.net.books;
         rt.book_refused(|frame| {
             let l3 = frame.l3_bytes as u64;
             books.leave_queue(l3);
@@ -147,9 +147,9 @@ impl World {
         });
         while let Some(d) = self.switches[s as usize].core.pop_departure(now) {
             let port = self.switches[s as usize].ports[d.out];
-            if let Some(m) = self.ports[port as usize].monitor {
-                let p = &self.ports[port as usize];
-                self.monitors[m as usize].advance(now, p.queue.stats());
+            if let Some(m) = self.net.ports[port as usize].monitor {
+                let p = &self.net.ports[port as usize];
+                self.net.monitors[m as usize].advance(now, p.queue.stats());
             }
             self.launch(port, &d.frame, d.tx);
         }
@@ -166,7 +166,7 @@ impl World {
         // link arrives first and runs the core again.
         if wake != SimTime::NEVER && wake > now && rt.wake_at.is_none_or(|w| w > wake) {
             rt.wake_at = Some(wake);
-            self.events.push(wake, Event::SwitchWake(s));
+            self.net.events.push(wake, Event::SwitchWake(s));
         }
     }
 

@@ -65,12 +65,12 @@ impl WebRuntime {
 impl World {
     pub(super) fn on_web_timer(&mut self, wi: u32) {
         let rt = &mut self.web[wi as usize];
-        if rt.timer_at != Some(self.now) {
+        if rt.timer_at != Some(self.net.now) {
             return;
         }
         rt.timer_at = None;
         let mut acts = std::mem::take(&mut rt.actions);
-        rt.workload.on_timer(self.now, &mut acts);
+        rt.workload.on_timer(self.net.now, &mut acts);
         self.web_apply(wi, &mut acts);
         self.web[wi as usize].actions = acts;
         self.arm_web_timer(wi);
@@ -82,7 +82,7 @@ impl World {
         let (server_read, client_read) = (self.sockets[s as usize].rcv.rcv_nxt, self.sockets[c as usize].rcv.rcv_nxt);
         let rt = &mut self.web[wi as usize];
         let mut acts = std::mem::take(&mut rt.actions);
-        rt.workload.on_delivery(self.now, conn, server_read, client_read, &mut acts);
+        rt.workload.on_delivery(self.net.now, conn, server_read, client_read, &mut acts);
         self.web_apply(wi, &mut acts);
         self.web[wi as usize].actions = acts;
         self.arm_web_timer(wi);
@@ -91,10 +91,10 @@ impl World {
     pub(super) fn arm_web_timer(&mut self, wi: u32) {
         let rt = &mut self.web[wi as usize];
         if let Some(d) = rt.workload.next_deadline() {
-            let d = d.max(self.now);
+            let d = d.max(self.net.now);
             if rt.timer_at.is_none_or(|t| t > d) {
                 rt.timer_at = Some(d);
-                self.events.push(d, Event::WebTimer(wi));
+                self.net.events.push(d, Event::WebTimer(wi));
             }
         }
     }
@@ -110,7 +110,7 @@ impl World {
                     let ci = self.push_socket_pair(client, server, (ch, sh), None);
                     self.web[wi as usize].sockets.push((ci, ci + 1));
                     let mut out = std::mem::take(&mut self.out);
-                    self.sockets[ci as usize].open(self.now, &mut out);
+                    self.sockets[ci as usize].open(self.net.now, &mut out);
                     self.emit(ci, &mut out);
                     self.out = out;
                     self.arm_socket_timer(ci);
@@ -118,7 +118,7 @@ impl World {
                 WebAction::ClientWrite { conn, bytes } | WebAction::ServerWrite { conn, bytes } => {
                     let (c, s) = self.web[wi as usize].sockets[conn as usize];
                     let sock = if matches!(a, WebAction::ClientWrite { .. }) { c } else { s };
-                    self.sockets[sock as usize].snd.app_add(self.now, bytes);
+                    self.sockets[sock as usize].snd.app_add(self.net.now, bytes);
                     self.pump(sock);
                 }
                 WebAction::Close { .. } => {

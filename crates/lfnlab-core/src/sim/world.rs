@@ -5,19 +5,15 @@
 //! its egress port (`sim::port`) onto a link (`net::link`). Only the world
 //! owns the clock; components are called with `now` (STYLE point 2).
 
-use crate::engine::event_log::EventLog;
-use crate::engine::event_queue::{Event, EventQueue};
+use crate::engine::event_queue::Event;
 use crate::engine::time::SimTime;
 use crate::host::tcp::socket::TcpSocket;
-use crate::monitor::link_monitor::LinkMonitor;
-use crate::monitor::pcap::PcapTap;
 use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
-use crate::net::link::{Channel, Loss};
 use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::routing::RouteTable;
 use crate::apps::request_response::RequestResponse;
 use crate::apps::udp_cbr::UdpCbr;
-use super::books::Books;
+pub use super::network::Net;
 use super::host::{FlowEnds, Host};
 pub use super::port::{Port, PortQueue};
 
@@ -31,27 +27,9 @@ pub enum NodeRole {
 
 /// Every component of a run, indexed by node, port, channel, socket and flow.
 pub struct World {
-    pub now: SimTime,
-    pub end: SimTime,
-    pub events: EventQueue,
-    pub log: EventLog,
-    pub nodes: Vec<NodeRole>,
-    pub node_names: Vec<String>,
-    pub channels: Vec<Channel>,
-    /// Per channel: the egress port at its far end that sends back toward its
-    /// near end (where a PAUSE arriving on the channel acts, spec 04 §2.5).
-    pub reverse_port: Vec<u32>,
-    /// Per channel: the local ingress index at its far node (`Packet::ingress`).
-    pub ingress_index: Vec<u8>,
-    /// Per node: the ingress accounts of a switch or router that generates
-    /// PAUSE (spec 04 §2.5), boxed: rare.
-    pub ingress_fc: Vec<Option<Box<super::switch_fc::IngressFc>>>,
-    /// Ingress monitor per channel (`[[monitor]] point = "ingress"`).
-    pub channel_monitor: Vec<Option<u32>>,
-    pub losses: Vec<Option<Loss>>,
-    pub ports: Vec<Port>,
+    /// The network every node driver works over (`sim::network`).
+    pub net: Net,
     pub hosts: Vec<Host>,
-    pub routes: RouteTable,
     pub sockets: Vec<TcpSocket>,
     /// Pending SocketTimer event time per socket.
     pub socket_timer_at: Vec<Option<SimTime>>,
@@ -67,29 +45,16 @@ pub struct World {
     pub web: Vec<super::web::WebRuntime>,
     /// UDP bytes delivered per flow.
     pub udp_delivered: Vec<(u64, u64)>,
-    pub monitors: Vec<LinkMonitor>,
-    /// pcap captures (`[[capture]]`).
-    pub taps: Vec<PcapTap>,
-    /// Per node: the IP version of the packets it sends (4 or 6).
-    pub node_ip_version: Vec<u8>,
     pub traces: Vec<ConnTrace>,
     /// Trace index per socket (sender endpoints only).
     pub socket_trace: Vec<Option<u32>>,
     pub tcp_cols: TcpColumns,
-    pub books: Books,
     /// Application flags per socket at CPU hosts (`sim::cpu::APP_*`).
     pub cpu_app: Vec<u8>,
     /// Scratch buffer for packets produced by a socket (reused, no allocation).
     pub(super) out: Vec<Packet>,
     /// Ethernet switches (spec 05).
     pub switches: Vec<super::switch::SwitchRuntime>,
-    /// Per port: its index among its node's ports (a switch's port number).
-    pub port_local: Vec<u8>,
-    /// Per channel: frames are forwarded when launched (`sim::early`).
-    pub early: Vec<bool>,
-    /// Per channel: the eager port that feeds it, or `u32::MAX` (`sim::early`);
-    /// a port is eager exactly when it is its channel's eager feeder.
-    pub eager_feeder: Vec<u32>,
     /// Check every invariant after every event (`sim::invariants`; `BuildOptions`).
     pub check_invariants: bool,
     /// The first invariant found broken; the run stops there.
@@ -100,21 +65,8 @@ impl World {
     #[allow(clippy::too_many_arguments)]
     pub fn new(end: SimTime, routes: RouteTable) -> World {
         World {
-            now: SimTime::ZERO,
-            end,
-            events: EventQueue::new(),
-            log: EventLog::default(),
-            nodes: Vec::new(),
-            node_names: Vec::new(),
-            channels: Vec::new(),
-            reverse_port: Vec::new(),
-            ingress_index: Vec::new(),
-            ingress_fc: Vec::new(),
-            channel_monitor: Vec::new(),
-            losses: Vec::new(),
-            ports: Vec::new(),
+            net: Net::new(end, routes),
             hosts: Vec::new(),
-            routes,
             sockets: Vec::new(),
             socket_timer_at: Vec::new(),
             socket_host: Vec::new(),
@@ -124,19 +76,12 @@ impl World {
             rr_apps: Vec::new(),
             web: Vec::new(),
             udp_delivered: Vec::new(),
-            monitors: Vec::new(),
-            taps: Vec::new(),
-            node_ip_version: Vec::new(),
             traces: Vec::new(),
             socket_trace: Vec::new(),
             tcp_cols: TcpColumns::default(),
-            books: Books::default(),
             cpu_app: Vec::new(),
             out: Vec::with_capacity(64),
             switches: Vec::new(),
-            port_local: Vec::new(),
-            early: Vec::new(),
-            eager_feeder: Vec::new(),
             check_invariants: false,
             violation: None,
         }
@@ -144,8 +89,8 @@ impl World {
 
     /// Run until the event queue is empty or the next event is after `end`.
     pub fn run(&mut self) {
-        self.run_until(self.end);
-        self.now = self.end;
+        self.run_until(self.net.end);
+        self.net.now = self.net.end;
     }
 
     /// Execute every event at or before `limit` (and `end`), leaving the clock
@@ -158,9 +103,9 @@ impl World {
     /// [`Self::run_until`], executing at most `max_events` events. Returns true
     /// when no event at or before `limit` (and `end`) is left.
     pub fn run_until_or(&mut self, limit: SimTime, max_events: u64) -> bool {
-        let limit = limit.min(self.end);
+        let limit = limit.min(self.net.end);
         let mut budget = max_events;
-        while let Some(t) = self.events.peek_time() {
+        while let Some(t) = self.net.events.peek_time() {
             if t > limit {
                 break;
             }
@@ -168,17 +113,17 @@ impl World {
                 return false;
             }
             budget -= 1;
-            let (t, ev) = self.events.pop().unwrap();
-            debug_assert!(t >= self.now, "event scheduled in the past");
-            let before = self.now;
-            self.now = t;
+            let (t, ev) = self.net.events.pop().unwrap();
+            debug_assert!(t >= self.net.now, "event scheduled in the past");
+            let before = self.net.now;
+            self.net.now = t;
             let (k, i) = ev.code();
-            self.log.record(t.0, k, i);
+            self.net.log.record(t.0, k, i);
             match ev {
                 Event::ChannelArrival(c) => self.on_channel_arrival(c),
                 Event::PortWake(p) => {
-                    if self.ports[p as usize].wake_at == Some(t) {
-                        self.ports[p as usize].wake_at = None;
+                    if self.net.ports[p as usize].wake_at == Some(t) {
+                        self.net.ports[p as usize].wake_at = None;
                         self.kick_port(p);
                     }
                 }
@@ -206,46 +151,46 @@ impl World {
     }
 
     fn on_channel_arrival(&mut self, c: u32) {
-        let now = self.now;
-        if !self.channels[c as usize].take_event(now) {
+        let now = self.net.now;
+        if !self.net.channels[c as usize].take_event(now) {
             return; // superseded by an earlier arrival (a held-back frame's)
         }
-        while let Some(mut pkt) = self.channels[c as usize].pop_arrived(now) {
-            let to = self.channels[c as usize].to;
-            pkt.ingress = self.ingress_index[c as usize];
+        while let Some(mut pkt) = self.net.channels[c as usize].pop_arrived(now) {
+            let to = self.net.channels[c as usize].to;
+            pkt.ingress = self.net.ingress_index[c as usize];
             if pkt.kind == PacketKind::Pause {
                 self.on_pause_frame(c, pkt);
                 continue;
             }
-            if let Some(cause) = self.losses[c as usize].as_mut().and_then(|loss| loss.drops(now, &pkt)) {
-                self.books.book_drop(now, now, cause, pkt.l3_bytes as u64);
+            if let Some(cause) = self.net.losses[c as usize].as_mut().and_then(|loss| loss.drops(now, &pkt)) {
+                self.net.books.book_drop(now, now, cause, pkt.l3_bytes as u64);
                 continue;
             }
-            if let Some(m) = self.channel_monitor[c as usize] {
-                let m = &mut self.monitors[m as usize];
-                m.advance(now, self.ports[m.port as usize].queue.stats());
+            if let Some(m) = self.net.channel_monitor[c as usize] {
+                let m = &mut self.net.monitors[m as usize];
+                m.advance(now, self.net.ports[m.port as usize].queue.stats());
                 m.on_frame(now, &pkt);
             }
             self.deliver(to, pkt);
         }
-        if let Some(t) = self.channels[c as usize].next_event() {
+        if let Some(t) = self.net.channels[c as usize].next_event() {
             let as_of = self.head_as_of(c, now);
-            self.events.push_as_of(t, Event::ChannelArrival(c), as_of);
+            self.net.events.push_as_of(t, Event::ChannelArrival(c), as_of);
         }
     }
 
     /// A frame reached node `at`.
     fn deliver(&mut self, at: NodeId, pkt: Packet) {
-        match self.nodes[at as usize] {
+        match self.net.nodes[at as usize] {
             NodeRole::Forwarder => {
-                let now = self.now;
+                let now = self.net.now;
                 self.router_receive(at, pkt, now);
             }
             NodeRole::Switch(sw) => self.switch_receive(sw, pkt),
             NodeRole::Host(h) if self.hosts[h as usize].nic.is_some() => self.nic_rx_arrive(h, pkt),
             NodeRole::Host(h) => {
                 debug_assert_eq!(pkt.dst, at);
-                self.books.deliver(pkt.l3_bytes as u64);
+                self.net.books.deliver(pkt.l3_bytes as u64);
                 self.host_receive(h, pkt);
             }
         }
