@@ -265,3 +265,33 @@ fn loss_growth_stops_slow_start_at_ssthresh() {
     );
     assert!(s.snd.w.cwnd >= s.snd.w.ssthresh, "slow start reaches ssthresh: cwnd {}", s.snd.w.cwnd);
 }
+
+/// RFC 7323 §2.2: a segment's 16-bit window field is the window shifted
+/// right by its sender's scale; the socket writes that shift into each
+/// segment it builds (`TcpHeader::wscale`, read by pcap taps), and a peer that
+/// does not offer window scaling turns it to 0 for what follows.
+#[test]
+fn every_segment_carries_its_senders_window_scale() {
+    let mut s = socket("");
+    let mut out = Vec::new();
+    s.open(SimTime::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    assert!(s.rcv.wscale > 0, "the default buffers need a scaled window");
+    assert_eq!(syn.tcp.wscale(), s.rcv.wscale, "the SYN offers the shift it carries");
+    let (_, out) = handshake(&mut socket(""));
+    let ack = out.last().expect("the handshake ACK");
+    assert_eq!(ack.tcp.wscale(), s.rcv.wscale);
+    assert_eq!(ack.tcp.syn_opts & 0b111, 0, "no SYN options outside a SYN");
+
+    // The peer offers no window scaling: both directions go unscaled.
+    let mut s = socket("");
+    let mut out = Vec::new();
+    s.open(SimTime::ZERO, &mut out);
+    let mut sa = out.pop().unwrap();
+    sa.tcp.flags = flags::SYN | flags::ACK;
+    sa.tcp.syn_opts &= !0b100;
+    sa.tcp.wnd_bytes = 65535;
+    s.on_packet(ms(100), &sa, &mut out);
+    assert_eq!(s.rcv.wscale, 0);
+    assert_eq!(out.last().expect("the handshake ACK").tcp.wscale(), 0);
+}

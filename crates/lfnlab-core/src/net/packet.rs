@@ -54,7 +54,11 @@ pub struct TcpHeader {
     /// SYN only: MSS option (payload of a full segment without timestamps).
     pub mss_opt: u16,
     pub flags: u8,
-    /// SYN only: bit 0 SACK-permitted, bit 1 timestamps, bit 2 window scale.
+    /// Bits 0–2, SYN only: SACK-permitted, timestamps and window scale
+    /// offered. Bits 4–7, every segment: the sender's window-scale shift
+    /// (RFC 7323 §2.2, at most 14), by which the header's 16-bit window field
+    /// is `wnd_bytes` shifted right ([`TcpHeader::wscale`]); the socket sets it
+    /// when it builds the segment, as a real stack fills the window field then.
     pub syn_opts: u8,
     /// Number of SACK blocks in the option (including a D-SACK block).
     pub sack_n: u8,
@@ -73,6 +77,19 @@ impl TcpHeader {
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
     }
+    /// The sender's window-scale shift (bits 4–7 of `syn_opts`).
+    #[inline]
+    pub fn wscale(&self) -> u8 {
+        self.syn_opts >> WSCALE_BIT
+    }
+
+    /// Carry the sender's window-scale shift `shift` (at most 14).
+    #[inline]
+    pub fn set_wscale(&mut self, shift: u8) {
+        debug_assert!(shift <= 14, "RFC 7323 §2.3: a shift of at most 14");
+        self.syn_opts = (self.syn_opts & ((1 << WSCALE_BIT) - 1)) | shift << WSCALE_BIT;
+    }
+
     /// The window field in bytes.
     #[inline]
     pub fn window(&self) -> u64 {
@@ -93,6 +110,9 @@ impl TcpHeader {
 
 /// Linux's default IP TTL (`net.ipv4.ip_default_ttl`; spec 02 §2.3.1 `initial_ip_ttl`).
 pub const DEFAULT_IP_TTL: u8 = 64;
+
+/// First bit of the window-scale shift in `TcpHeader::syn_opts`.
+const WSCALE_BIT: u8 = 4;
 
 /// The IP header fields the simulator reads beyond addresses and length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -210,7 +210,7 @@ impl World {
         let pkt = Packet::pause(p.node, ch.to, q);
         if let Some(tap) = p.capture.map(|t| &mut self.net.taps[t as usize]) {
             if tap.wants(now, &pkt) {
-                tap.on_frame(now, &pkt, &Hop { tx: p.node, rx: ch.to, ip_version: 4, wscale: 0 });
+                tap.on_frame(now, &pkt, &Hop { tx: p.node, rx: ch.to, ip_version: 4 });
             }
         }
         p.busy_until = now + Span::serialization(PAUSE_L2_BYTES + p.framing_bytes as u64, p.rate_bps);

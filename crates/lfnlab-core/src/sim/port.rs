@@ -305,12 +305,10 @@ impl World {
             return;
         }
         let p = &self.net.ports[port as usize];
-        let wscale = self.packet_socket(pkt, false).map_or(0, |s| self.sockets[s as usize].rcv.wscale);
         let hop = Hop {
             tx: p.node,
             rx: self.net.channels[p.channel as usize].to,
             ip_version: self.net.node_ip_version.get(pkt.src as usize).copied().unwrap_or(4),
-            wscale,
         };
         self.net.taps[tap as usize].on_frame(now, pkt, &hop);
     }

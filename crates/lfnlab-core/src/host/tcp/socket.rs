@@ -180,7 +180,9 @@ impl TcpSocket {
         ts + sack
     }
 
-    fn packet(&self, h: TcpHeader) -> Packet {
+    fn packet(&self, mut h: TcpHeader) -> Packet {
+        // The window field of the header is scaled by our shift (RFC 7323 §2.2).
+        h.set_wscale(self.rcv.wscale);
         let opts = if h.has(flags::SYN) { 20 } else { self.options_bytes(h.sack_n) };
         Packet {
             flow: self.addr.flow,

@@ -104,9 +104,6 @@ pub struct Hop {
     pub rx: u16,
     /// The packet's IP version, 4 or 6.
     pub ip_version: u8,
-    /// Window-scale shift of the packet's sender (RFC 7323 §2.2): the window
-    /// field of a non-SYN segment is the window in bytes shifted right by it.
-    pub wscale: u8,
 }
 
 /// One's-complement sum of 16-bit big-endian words (RFC 1071).
@@ -204,7 +201,7 @@ fn ip_frame(p: &Packet, hop: &Hop) -> Frame {
     let ip_header = if v6 { 40 } else { 20 };
     let ip_qs = if p.ip.has_qs() { OPT_BYTES } else { 0 };
     let mut t = match p.kind {
-        PacketKind::Tcp => tcp_header(p, hop, ip_header + ip_qs),
+        PacketKind::Tcp => tcp_header(p, ip_header + ip_qs),
         _ => udp_header(p),
     };
     let (src, dst) = (p.src, p.dst);
@@ -301,7 +298,7 @@ fn ts_clock(t: crate::engine::time::SimTime) -> u32 {
     (t.ps() / 1_000_000_000) as u32
 }
 
-fn tcp_header(p: &Packet, hop: &Hop, ip_bytes: u32) -> Transport {
+fn tcp_header(p: &Packet, ip_bytes: u32) -> Transport {
     let h = &p.tcp;
     let conn = h.conn;
     let (own, peer) = (isn(p.flow, conn, p.dir), isn(p.flow, conn, 1 - p.dir.min(1)));
@@ -328,7 +325,7 @@ fn tcp_header(p: &Packet, hop: &Hop, ip_bytes: u32) -> Transport {
         wflags |= 0x10;
     }
     b[13] = wflags;
-    let window = if syn { h.window().min(65_535) } else { (h.window() >> hop.wscale).min(65_535) };
+    let window = if syn { h.window().min(65_535) } else { (h.window() >> h.wscale()).min(65_535) };
     b[14..16].copy_from_slice(&(window as u16).to_be_bytes());
     let qs_resp = h.qs_response[0] != 0;
     let mut o = Opts { b: &mut b, at: 20 };
@@ -343,7 +340,7 @@ fn tcp_header(p: &Packet, hop: &Hop, ip_bytes: u32) -> Transport {
             o.timestamps(ts_clock(h.ts_val), ts_clock(h.ts_ecr));
         }
         if so & SYN_WS != 0 {
-            o.put(&[OPT_NOP, OPT_WSCALE, 3, hop.wscale]);
+            o.put(&[OPT_NOP, OPT_WSCALE, 3, h.wscale()]);
         }
         while o.at < 20 + SYN_OPTION_BYTES {
             o.put(&[OPT_NOP]);

@@ -32,11 +32,12 @@ fn tcp_packet(l3_bytes: u32, h: TcpHeader) -> Packet {
     Packet { flow: 3, src: 0, dst: 2, kind: PacketKind::Tcp, dir: 0, l3_bytes, ip: IpFields::default(), tcp: h, tstamp: SimTime::ZERO, ingress: 0 }
 }
 
-const HOP4: Hop = Hop { tx: 0, rx: 1, ip_version: 4, wscale: 7 };
+const HOP4: Hop = Hop { tx: 0, rx: 1, ip_version: 4 };
 
 /// A data segment as the simulator sizes it: IPv4 20 + TCP 20 + timestamps 12 + 1448.
 fn data_segment() -> Packet {
-    let h = TcpHeader { seq: 1448 * 5, ack: 0, payload: 1448, flags: flags::ACK, ts_val: SimTime::ZERO + Span::from_ms(1234), wnd_bytes: 3 << 20, ..TcpHeader::default() };
+    let mut h = TcpHeader { seq: 1448 * 5, ack: 0, payload: 1448, flags: flags::ACK, ts_val: SimTime::ZERO + Span::from_ms(1234), wnd_bytes: 3 << 20, ..TcpHeader::default() };
+    h.set_wscale(7);
     tcp_packet(20 + 20 + 12 + 1448, h)
 }
 
@@ -105,7 +106,8 @@ fn without_timestamps_no_timestamp_option_is_written() {
 
 #[test]
 fn syn_carries_mss_sack_permitted_timestamps_and_window_scale_in_20_bytes() {
-    let h = TcpHeader { flags: flags::SYN, mss_opt: 1460, syn_opts: 0b111, wnd_bytes: 65535, ..TcpHeader::default() };
+    let mut h = TcpHeader { flags: flags::SYN, mss_opt: 1460, syn_opts: 0b111, wnd_bytes: 65535, ..TcpHeader::default() };
+    h.set_wscale(7);
     let p = tcp_packet(20 + 20 + 20, h);
     let f = frame(&p, &HOP4);
     assert_eq!(f.frame_len, 14 + 60);
@@ -120,7 +122,9 @@ fn syn_carries_mss_sack_permitted_timestamps_and_window_scale_in_20_bytes() {
     assert_eq!(&opts[6..8], &[8, 10]);
     assert_eq!(&opts[16..20], &[1, 3, 3, 7]);
     // Without SACK and timestamps the 20 bytes are padded with NOPs.
-    let p = tcp_packet(60, TcpHeader { syn_opts: 0b100, ..h });
+    let mut h = TcpHeader { syn_opts: 0b100, ..h };
+    h.set_wscale(7);
+    let p = tcp_packet(60, h);
     let f = frame(&p, &HOP4);
     assert_eq!(&f.header[34 + 20..34 + 40], &[2, 4, 0x05, 0xB4, 1, 3, 3, 7, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
 }
@@ -174,7 +178,7 @@ fn ipv6_frames_carry_quick_start_in_a_hop_by_hop_header() {
 #[test]
 fn pause_frames_are_mac_control_with_their_quanta() {
     let p = Packet::pause(4, 5, 0xFFFF);
-    let f = frame(&p, &Hop { tx: 4, rx: 5, ip_version: 4, wscale: 0 });
+    let f = frame(&p, &Hop { tx: 4, rx: 5, ip_version: 4 });
     assert_eq!(f.frame_len, 60);
     let b = &f.header[..f.header_len];
     assert_eq!(&b[..6], &[0x01, 0x80, 0xC2, 0, 0, 1]);
