@@ -7,7 +7,7 @@
 //! given before, in order. When every port C's frames can be routed to is
 //! eager and is fed by C alone, nothing else can reach those ports, so F's
 //! handling of C's frames can run, in C's order, at launch time with t_a as
-//! its clock (`World::router_receive` with `at` = t_a: the one router path
+//! its clock (`Net::router_receive` with `at` = t_a: the one router path
 //! of `sim::router`): the same frames leave at the same times. C then holds no frames
 //! and needs no arrival event. Which channels qualify is decided once, at
 //! build time ([`mark_early_channels`]); a frame arriving after the end of the
@@ -18,25 +18,26 @@
 //! network (`conservation.frames_in_network_max`) adds back the drops whose
 //! arrival is still ahead, so it is what the woken path reports.
 
+use super::network::Net;
 use super::world::{NodeRole, World};
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
 use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::NO_ROUTE;
 
-impl World {
+impl Net {
     /// Put a frame launched at `start` whose last bit reaches the far end of
     /// `c` at `arrival` on that link direction, or forward it there now if `c`
     /// is early. An arrival event is scheduled as of `start`, the instant the
     /// woken path would schedule it (engine::event_queue).
     #[inline]
     pub(super) fn to_channel(&mut self, c: u32, start: SimTime, arrival: SimTime, pkt: Packet) {
-        if self.net.early[c as usize] && arrival <= self.net.end {
+        if self.early[c as usize] && arrival <= self.end {
             self.arrive_early(c, arrival, pkt);
             return;
         }
-        if let Some(t) = self.net.channels[c as usize].push(arrival, pkt) {
-            self.net.events.push_as_of(t, Event::ChannelArrival(c), start);
+        if let Some(t) = self.channels[c as usize].push(arrival, pkt) {
+            self.events.push_as_of(t, Event::ChannelArrival(c), start);
         }
     }
 
@@ -46,27 +47,27 @@ impl World {
     /// the woken path; otherwise now.
     #[inline]
     pub(super) fn head_as_of(&self, c: u32, now: SimTime) -> SimTime {
-        let p = self.net.eager_feeder[c as usize];
+        let p = self.eager_feeder[c as usize];
         if p == u32::MAX {
             return now;
         }
-        let ch = &self.net.channels[c as usize];
+        let ch = &self.channels[c as usize];
         let Some((due, pkt)) = ch.head_plain() else { return now };
         // start ≤ due − delay: no need for the serialization time when that is past.
         let sent_by = due - ch.delay;
         if sent_by <= now {
             return now;
         }
-        let p = &self.net.ports[p as usize];
+        let p = &self.ports[p as usize];
         (sent_by - Span::serialization(pkt.l2_bytes() + p.framing_bytes as u64, p.rate_bps)).max(now)
     }
 
     /// Router `to` of early channel `c` handles a frame that arrives at `at`.
     fn arrive_early(&mut self, c: u32, at: SimTime, mut pkt: Packet) {
-        let ch = &mut self.net.channels[c as usize];
+        let ch = &mut self.channels[c as usize];
         ch.pass_through(pkt.l3_bytes as u64);
         let node = ch.to;
-        pkt.ingress = self.net.ingress_index[c as usize];
+        pkt.ingress = self.ingress_index[c as usize];
         self.router_receive(node, pkt, at);
     }
 }

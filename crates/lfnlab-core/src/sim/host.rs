@@ -9,7 +9,9 @@
 //! application above. TSQ budget returns to a socket when its frame leaves
 //! the qdisc (`on_host_dequeue`).
 
+use super::port::Sent;
 use super::world::World;
+use crate::host::qdisc::ipg::gap::frame_bytes;
 use crate::apps::request_response::ServerAction;
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
@@ -89,6 +91,59 @@ pub fn host_written(sockets: &[TcpSocket], socket_host: &[u32], h: u32) -> u64 {
 }
 
 impl World {
+    /// The transmit step of host `h`'s port `port` (spec 06 §5.2): through
+    /// the NIC pipeline when the host has one (`sim::nic`, spec 04 §2.4),
+    /// otherwise straight from the host qdisc, which sees the host's sockets
+    /// (`SocketView`). A frame that leaves returns its TSQ budget and lets
+    /// stalled sockets retry.
+    pub(super) fn kick_host_port(&mut self, h: u32, port: u32) {
+        let now = self.net.now;
+        let has_nic = self.hosts[h as usize].nic.is_some();
+        if has_nic {
+            // spec 04 §2.4 rule 3: TX completion, the driver and the TX DMA.
+            self.nic_tx_advance(h, port);
+        }
+        if !self.net.port_may_start(port) {
+            return;
+        }
+        if has_nic {
+            self.nic_mac_start(h, port);
+            return;
+        }
+        let p = &self.net.ports[port as usize];
+        if let Some(m) = p.monitor {
+            self.net.monitors[m as usize].advance(now, p.queue.stats());
+        }
+        if self.hosts[h as usize].io.due(now) {
+            let written = host_written(&self.sockets, &self.socket_host, h);
+            self.hosts[h as usize].io.advance(now, written);
+        }
+        let p = &mut self.net.ports[port as usize];
+        let polled = p.queue.dequeue(now, &SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps });
+        match self.net.transmit(port, polled) {
+            Sent::Frame(pkt, tx) => {
+                self.on_host_launch(h, &pkt, tx);
+                self.on_host_dequeue(h, &pkt);
+            }
+            Sent::Gap { wire_bytes, frames } => {
+                let ipg = self.net.ports[port as usize].ipg_bytes;
+                self.hosts[h as usize].io.on_gap(frame_bytes(wire_bytes, frames, ipg), wire_bytes, frames);
+            }
+            Sent::Nothing => {}
+        }
+    }
+
+    /// A frame that takes `tx` on the line started on host `h`'s wire: its
+    /// I/O counters and burstiness diagnostic.
+    #[inline]
+    pub(super) fn on_host_launch(&mut self, h: u32, pkt: &Packet, tx: Span) {
+        let host = &mut self.hosts[h as usize];
+        host.io.on_real(pkt.l2_bytes());
+        if let Some(b) = host.busy.as_mut().filter(|_| pkt.is_data()) {
+            b.on_data_frame(self.net.now, pkt.payload_bytes(), tx);
+        }
+    }
+
     /// A host NIC took a frame from the qdisc: release TSQ budget and retry
     /// stalled sockets (spec 06 §2.8).
     pub(super) fn on_host_dequeue(&mut self, h: u32, pkt: &Packet) {

@@ -4,6 +4,7 @@
 //! machines themselves are sans-IO (`host::nic`, `net::pause`).
 
 use super::host::SocketView;
+use super::network::Net;
 use super::world::World;
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
@@ -176,7 +177,8 @@ impl World {
         }
         let wire = nic.tx.head_l2().expect("a frame is ready") + self.net.ports[port as usize].framing_bytes as u64;
         let pkt = nic.tx.start(now, wire);
-        let busy_until = self.put_on_wire(port, &pkt);
+        let (busy_until, tx) = self.net.put_on_wire(port, &pkt);
+        self.on_host_launch(h, &pkt, tx);
         // Always wake by the end: TX completion frees a descriptor and FIFO room.
         self.net.ports[port as usize].wake(busy_until, port, &mut self.net.events);
     }
@@ -187,55 +189,15 @@ impl World {
     fn request_pause(&mut self, h: u32, q: u16) {
         let port = self.hosts[h as usize].port;
         let refresh = self.hosts[h as usize].nic.as_ref().and_then(|n| n.xoff.as_ref()).and_then(|g| g.refresh_at());
-        self.request_port_pause(port, q, refresh.map(|t| (t, Event::PauseRefresh(h))));
-    }
-
-    /// A generator (host NIC or switch ingress account) asks for PAUSE(q) on
-    /// `port`; with q > 0 its refresh timer fires `refresh` (time, event).
-    pub(super) fn request_port_pause(&mut self, port: u32, q: u16, refresh: Option<(SimTime, Event)>) {
-        let p = &mut self.net.ports[port as usize];
-        let fc = p.fc.get_or_insert_with(|| Box::new(PortFc::new(p.rate_bps, None)));
-        fc.pending = Some(q);
-        if let Some((t, ev)) = refresh.filter(|_| q > 0) {
-            self.net.events.push(t, ev);
-        }
+        self.net.request_port_pause(port, q, refresh.map(|t| (t, Event::PauseRefresh(h))));
         self.kick_port(port);
     }
 
-    /// The MAC is free: the pending PAUSE frame goes out now.
-    pub(super) fn send_pause_frame(&mut self, port: u32, q: u16) {
-        let now = self.net.now;
-        let p = &mut self.net.ports[port as usize];
-        let ch = &mut self.net.channels[p.channel as usize];
-        let pkt = Packet::pause(p.node, ch.to, q);
-        if let Some(tap) = p.capture.map(|t| &mut self.net.taps[t as usize]) {
-            if tap.wants(now, &pkt) {
-                tap.on_frame(now, &pkt, &Hop { tx: p.node, rx: ch.to, ip_version: 4 });
-            }
-        }
-        p.busy_until = now + Span::serialization(PAUSE_L2_BYTES + p.framing_bytes as u64, p.rate_bps);
-        self.net.books.pause_on_link(pkt.l3_bytes as u64);
-        let arrival = p.busy_until + ch.delay;
-        if let Some(t) = ch.push(arrival, pkt) {
-            self.net.events.push(t, Event::ChannelArrival(p.channel));
-        }
-        let t = p.busy_until;
-        p.wake(t, port, &mut self.net.events);
-    }
-
     /// A PAUSE frame arrived over channel `c`: the far end's port back toward
-    /// the sender obeys it if it honours PAUSE, else ignores it.
+    /// the sender obeys it (`Net::on_pause_frame`), and starts again when it
+    /// resumed it.
     pub(super) fn on_pause_frame(&mut self, c: u32, pkt: Packet) {
-        self.net.books.pause_off_link(pkt.l3_bytes as u64);
-        let port = self.net.reverse_port[c as usize];
-        let now = self.net.now;
-        let p = &mut self.net.ports[port as usize];
-        let Some(fc) = p.fc.as_mut() else { return };
-        let (react, quantum) = (fc.react, fc.quantum);
-        let Some(h) = fc.honour.as_mut() else { return };
-        h.on_pause(now, pkt.pause_quanta(), react, quantum);
-        if !h.is_paused(now) {
-            // PAUSE(0) resumed the port.
+        if let Some(port) = self.net.on_pause_frame(c, pkt) {
             self.kick_port(port);
         }
     }
@@ -252,5 +214,57 @@ impl World {
         if let Some(q) = g.on_refresh(now, level) {
             self.request_pause(h, q);
         }
+    }
+}
+
+impl Net {
+    /// A generator (host NIC or switch ingress account) asks for PAUSE(q) on
+    /// `port`; with q > 0 its refresh timer fires `refresh` (time, event).
+    /// The caller then kicks the port, which sends the frame when it may.
+    pub(super) fn request_port_pause(&mut self, port: u32, q: u16, refresh: Option<(SimTime, Event)>) {
+        let p = &mut self.ports[port as usize];
+        let fc = p.fc.get_or_insert_with(|| Box::new(PortFc::new(p.rate_bps, None)));
+        fc.pending = Some(q);
+        if let Some((t, ev)) = refresh.filter(|_| q > 0) {
+            self.events.push(t, ev);
+        }
+    }
+
+    /// The MAC is free: the pending PAUSE frame goes out now.
+    pub(super) fn send_pause_frame(&mut self, port: u32, q: u16) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let ch = &mut self.channels[p.channel as usize];
+        let pkt = Packet::pause(p.node, ch.to, q);
+        if let Some(tap) = p.capture.map(|t| &mut self.taps[t as usize]) {
+            if tap.wants(now, &pkt) {
+                tap.on_frame(now, &pkt, &Hop { tx: p.node, rx: ch.to, ip_version: 4 });
+            }
+        }
+        p.busy_until = now + Span::serialization(PAUSE_L2_BYTES + p.framing_bytes as u64, p.rate_bps);
+        self.books.pause_on_link(pkt.l3_bytes as u64);
+        let arrival = p.busy_until + ch.delay;
+        if let Some(t) = ch.push(arrival, pkt) {
+            self.events.push(t, Event::ChannelArrival(p.channel));
+        }
+        let t = p.busy_until;
+        p.wake(t, port, &mut self.events);
+    }
+
+    /// A PAUSE frame arrived over channel `c`: the far end's port back toward
+    /// the sender obeys it if it honours PAUSE, else ignores it. Returns that
+    /// port when the frame (a PAUSE(0)) resumed it: its owner kicks it.
+    #[must_use]
+    pub(super) fn on_pause_frame(&mut self, c: u32, pkt: Packet) -> Option<u32> {
+        self.books.pause_off_link(pkt.l3_bytes as u64);
+        let port = self.reverse_port[c as usize];
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let fc = p.fc.as_mut()?;
+        let (react, quantum) = (fc.react, fc.quantum);
+        let h = fc.honour.as_mut()?;
+        h.on_pause(now, pkt.pause_quanta(), react, quantum);
+        // PAUSE(0) resumed the port.
+        (!h.is_paused(now)).then_some(port)
     }
 }

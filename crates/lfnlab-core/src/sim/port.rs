@@ -2,13 +2,13 @@
 //! transmitter that starts them on it (spec 06 §5.2), with what may sit in
 //! front of the queue at a forwarding node (the Quick-Start router function,
 //! a processing stage, spec 02 §2.5) and 802.3x flow control (spec 04 §2.5).
-//! Its transmit step is `World::kick_port` below: it starts the next frame
-//! when the transmitter is free, and `launch` puts a frame on the link.
+//! Its transmit step is `Net::kick_port` below: it starts the next frame
+//! when the transmitter is free (`port_may_start`), `transmit` puts what the
+//! queue gave on the line and `launch` a frame on the link. A host's port
+//! takes the same steps from its host (`World::kick_host_port`, `sim::host`).
 
-use super::host::{host_written, SocketView};
 use super::nic::PortFc;
-use super::world::World;
-use crate::host::qdisc::ipg::gap::frame_bytes;
+use super::network::Net;
 use crate::monitor::pcap::Hop;
 use crate::net::queue::NoFlows;
 use crate::engine::event_queue::{Event, EventQueue};
@@ -126,7 +126,7 @@ pub struct Port {
     pub host: Option<u32>,
     /// Link monitor on this egress, if any.
     pub monitor: Option<u32>,
-    /// pcap tap on this egress (`World::taps`), if any.
+    /// pcap tap on this egress (`Net::taps`), if any.
     pub capture: Option<u32>,
     pub name: String,
     /// Quick-Start router function on this egress (spec 02 §2.5), boxed: rare.
@@ -171,106 +171,123 @@ impl Port {
     }
 }
 
-impl World {
-    /// Start the next frame on `port` if the transmitter is free (spec 06 §5.2).
+/// What a port's transmit step put on the line.
+pub(super) enum Sent {
+    /// A frame, taking `tx` on the line.
+    Frame(Packet, Span),
+    /// Gap frames of `wire_bytes` in all (spec 01 §2.3).
+    Gap { wire_bytes: u64, frames: u32 },
+    /// Nothing: the queue is empty or asked to be polled later.
+    Nothing,
+}
+
+impl Net {
+    /// The transmit step of a forwarding port (a router's, an emulator's or a
+    /// switch's): start its next frame if the transmitter is free (spec 06
+    /// §5.2). A host's port takes its own step (`sim::host`), which sees the
+    /// host's sockets and NIC.
     pub(super) fn kick_port(&mut self, port: u32) {
-        let now = self.net.now;
-        let nic_host = self.net.ports[port as usize].host.filter(|h| self.hosts[*h as usize].nic.is_some());
-        if let Some(h) = nic_host {
-            // spec 04 §2.4 rule 3: TX completion, the driver and the TX DMA.
-            self.nic_tx_advance(h, port);
-        }
-        let p = &mut self.net.ports[port as usize];
-        if p.busy_until > now {
-            p.wake(p.busy_until, port, &mut self.net.events);
+        debug_assert!(self.ports[port as usize].host.is_none(), "a host's port is kicked by its host");
+        if !self.port_may_start(port) {
             return;
+        }
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if let Some(m) = p.monitor {
+            self.monitors[m as usize].advance(now, p.queue.stats());
+        }
+        let polled = p.queue.dequeue(now, &NoFlows(p.rate_bps));
+        self.transmit(port, polled);
+    }
+
+    /// May `port` start a frame now? Not while its transmitter is busy or a
+    /// PAUSE holds it (it wakes when that ends); and a pending PAUSE frame
+    /// goes first (spec 04 §2.5: ahead of any data frame not started yet, and
+    /// exempt from a pause in effect).
+    #[inline]
+    pub(super) fn port_may_start(&mut self, port: u32) -> bool {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if p.busy_until > now {
+            p.wake(p.busy_until, port, &mut self.events);
+            return false;
         }
         if let Some(fc) = p.fc.as_mut() {
-            // spec 04 §2.5: a PAUSE goes ahead of any data frame not started yet
-            // and is exempt from a pause in effect.
             if let Some(q) = fc.pending.take() {
                 self.send_pause_frame(port, q);
-                return;
+                return false;
             }
             if let Some(until) = fc.honour.as_ref().map(|h| h.paused_until).filter(|t| *t > now) {
-                p.wake(until, port, &mut self.net.events);
-                return;
+                p.wake(until, port, &mut self.events);
+                return false;
             }
         }
-        if let Some(h) = nic_host {
-            self.nic_mac_start(h, port);
-            return;
-        }
-        if let Some(m) = p.monitor {
-            self.net.monitors[m as usize].advance(now, p.queue.stats());
-        }
-        if let Some(h) = p.host {
-            if self.hosts[h as usize].io.due(now) {
-                let written = host_written(&self.sockets, &self.socket_host, h);
-                self.hosts[h as usize].io.advance(now, written);
-            }
-        }
-        let p = &mut self.net.ports[port as usize];
-        let polled = match p.host {
-            Some(_) => p.queue.dequeue(now, &SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps }),
-            None => p.queue.dequeue(now, &NoFlows(p.rate_bps)),
-        };
+        true
+    }
+
+    /// Put what the port's queue gave (`polled`) on the line and have the
+    /// port woken when it can send again. Returns what left.
+    #[inline]
+    pub(super) fn transmit(&mut self, port: u32, polled: Dequeue) -> Sent {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
         match polled {
             Dequeue::Frame(pkt) => {
                 let more = p.queue.len_packets() > 0;
-                let busy_until = self.put_on_wire(port, &pkt);
+                let (busy_until, tx) = self.put_on_wire(port, &pkt);
                 if more {
-                    let p = &mut self.net.ports[port as usize];
+                    let p = &mut self.ports[port as usize];
                     p.wake_at = Some(busy_until);
-                    self.net.events.push(busy_until, Event::PortWake(port));
+                    self.events.push(busy_until, Event::PortWake(port));
                 }
-                if let Some(h) = self.net.ports[port as usize].host {
-                    self.on_host_dequeue(h, &pkt);
-                }
+                Sent::Frame(pkt, tx)
             }
             Dequeue::Gap { wire_bytes, frames } => {
                 // Gap frames hold the line and are absorbed by the next MAC
                 // (spec 01 §2.3): they never enter the channel, a queue or a
                 // monitor; a pcap tap sees them as the PAUSE(0) frames they are.
                 if let Some(c) = p.capture {
-                    self.net.taps[c as usize].on_gap(now, wire_bytes, frames, p.framing_bytes, p.rate_bps, p.node);
+                    self.taps[c as usize].on_gap(now, wire_bytes, frames, p.framing_bytes, p.rate_bps, p.node);
                 }
                 p.busy_until = now + Span::serialization(wire_bytes, p.rate_bps);
                 p.wake_at = Some(p.busy_until);
-                self.net.events.push(p.busy_until, Event::PortWake(port));
-                if let Some(h) = p.host {
-                    let ipg = p.ipg_bytes;
-                    self.hosts[h as usize].io.on_gap(frame_bytes(wire_bytes, frames, ipg), wire_bytes, frames);
-                }
+                self.events.push(p.busy_until, Event::PortWake(port));
+                Sent::Gap { wire_bytes, frames }
             }
-            Dequeue::WaitUntil(t) => p.wake(t, port, &mut self.net.events),
-            Dequeue::Empty => {}
+            Dequeue::WaitUntil(t) => {
+                p.wake(t, port, &mut self.events);
+                Sent::Nothing
+            }
+            Dequeue::Empty => Sent::Nothing,
         }
     }
 
-    /// A data frame starts on `port`'s wire now: the books, the monitor, the
-    /// channel and the host's I/O counters. Returns when the port is free again.
+    /// A data frame starts on `port`'s wire now: the books, the monitor and
+    /// the channel. Returns when the port is free again and the frame's time
+    /// on the line.
     #[inline]
-    pub(super) fn put_on_wire(&mut self, port: u32, pkt: &Packet) -> SimTime {
-        let now = self.net.now;
-        let p = &self.net.ports[port as usize];
+    pub(super) fn put_on_wire(&mut self, port: u32, pkt: &Packet) -> (SimTime, Span) {
+        let now = self.now;
+        let p = &self.ports[port as usize];
         let wire = pkt.l2_bytes() + p.framing_bytes as u64;
         let rate_bps = match p.bad_rate_bps {
-            Some(r) if self.net.losses[p.channel as usize].as_mut().is_some_and(|l| l.circuit_bad(now)) => r,
+            Some(r) if self.losses[p.channel as usize].as_mut().is_some_and(|l| l.circuit_bad(now)) => r,
             _ => p.rate_bps,
         };
-        self.launch(port, pkt, Span::serialization(wire, rate_bps))
+        let tx = Span::serialization(wire, rate_bps);
+        (self.launch(port, pkt, tx), tx)
     }
 
-    /// A frame that takes `tx` on the line starts on `port` now.
+    /// A frame that takes `tx` on the line starts on `port` now. A forwarding
+    /// node no longer holds it (`sim::switch_fc`); a host counts it itself.
     #[inline]
     pub(super) fn launch(&mut self, port: u32, pkt: &Packet, tx: Span) -> SimTime {
-        let now = self.net.now;
-        self.net.books.leave_queue(pkt.l3_bytes as u64);
-        let p = &mut self.net.ports[port as usize];
+        let now = self.now;
+        self.books.leave_queue(pkt.l3_bytes as u64);
+        let p = &mut self.ports[port as usize];
         p.busy_until = now + tx;
         if let Some(m) = p.monitor {
-            let m = &mut self.net.monitors[m as usize];
+            let m = &mut self.monitors[m as usize];
             if !m.ingress {
                 m.on_frame(now, pkt);
             }
@@ -282,15 +299,9 @@ impl World {
         if let Some(tap) = p.capture {
             self.capture_frame(tap, port, pkt);
         }
-        let arrival = busy_until + self.net.channels[c as usize].delay;
+        let arrival = busy_until + self.channels[c as usize].delay;
         self.to_channel(c, now, arrival, *pkt);
-        if let Some(h) = host {
-            let host = &mut self.hosts[h as usize];
-            host.io.on_real(pkt.l2_bytes());
-            if let Some(b) = host.busy.as_mut().filter(|_| pkt.is_data()) {
-                b.on_data_frame(now, pkt.payload_bytes(), tx);
-            }
-        } else {
+        if host.is_none() {
             self.ingress_release(node, pkt);
         }
         busy_until
@@ -300,16 +311,16 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(super) fn capture_frame(&mut self, tap: u32, port: u32, pkt: &Packet) {
-        let now = self.net.now;
-        if !self.net.taps[tap as usize].wants(now, pkt) {
+        let now = self.now;
+        if !self.taps[tap as usize].wants(now, pkt) {
             return;
         }
-        let p = &self.net.ports[port as usize];
+        let p = &self.ports[port as usize];
         let hop = Hop {
             tx: p.node,
-            rx: self.net.channels[p.channel as usize].to,
-            ip_version: self.net.node_ip_version.get(pkt.src as usize).copied().unwrap_or(4),
+            rx: self.channels[p.channel as usize].to,
+            ip_version: self.node_ip_version.get(pkt.src as usize).copied().unwrap_or(4),
         };
-        self.net.taps[tap as usize].on_frame(now, pkt, &hop);
+        self.taps[tap as usize].on_frame(now, pkt, &hop);
     }
 }

@@ -6,14 +6,14 @@
 //! Quick-Start function, a processing stage, the queue. A frame refused there
 //! is dropped in the books with the queue's cause.
 
-use super::world::World;
+use super::network::Net;
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
 use crate::net::drop::DropCause;
 use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::NO_ROUTE;
 
-impl World {
+impl Net {
     /// Router `node` receives a frame whose last bit arrived at `at` (now, or
     /// ahead of the clock on an early channel).
     #[inline(always)]
@@ -30,14 +30,14 @@ impl World {
     #[inline(always)]
     fn routing_hop(&mut self, node: NodeId, pkt: &mut Packet, at: SimTime) -> Option<u32> {
         if pkt.ip.ttl <= 1 {
-            self.net.books.book_drop(self.net.now, at, DropCause::Ttl, pkt.l3_bytes as u64);
+            self.books.book_drop(self.now, at, DropCause::Ttl, pkt.l3_bytes as u64);
             return None;
         }
         pkt.ip.ttl -= 1;
-        let port = self.net.routes.port(node, pkt.dst);
+        let port = self.routes.port(node, pkt.dst);
         debug_assert_ne!(port, NO_ROUTE, "validated scenarios have routes");
         if port == NO_ROUTE {
-            self.net.books.book_drop(self.net.now, at, DropCause::NoRoute, pkt.l3_bytes as u64);
+            self.books.book_drop(self.now, at, DropCause::NoRoute, pkt.l3_bytes as u64);
             return None;
         }
         Some(port)
@@ -49,7 +49,7 @@ impl World {
     /// their frames go straight to the queue.
     #[inline(always)]
     fn enqueue_port(&mut self, port: u32, pkt: Packet, at: SimTime) {
-        let p = &self.net.ports[port as usize];
+        let p = &self.ports[port as usize];
         // A processing stage exists only with a Quick-Start function (spec 02 §2.5.7).
         debug_assert!(p.qs.is_some() || p.proc.is_none());
         if p.qs.is_some() {
@@ -64,13 +64,13 @@ impl World {
     #[cold]
     #[inline(never)]
     fn enqueue_port_qs(&mut self, port: u32, mut pkt: Packet, at: SimTime) {
-        let p = &mut self.net.ports[port as usize];
+        let p = &mut self.ports[port as usize];
         let d = p.quickstart(at, &mut pkt);
         if let Some(stage) = p.proc.as_mut() {
-            self.net.books.enter_processing(pkt.l3_bytes as u64);
-            debug_assert_eq!(at, self.net.now, "an early channel's ports have no processing stage");
+            self.books.enter_processing(pkt.l3_bytes as u64);
+            debug_assert_eq!(at, self.now, "an early channel's ports have no processing stage");
             if let Some(t) = stage.admit(at, d, pkt) {
-                self.net.events.push(t, Event::ProcRelease(port));
+                self.events.push(t, Event::ProcRelease(port));
             }
             return;
         }
@@ -80,13 +80,13 @@ impl World {
     /// Processing is done for the stage's due packets: they enter the queue in
     /// arrival order (spec 02 §2.5.7).
     pub(super) fn on_proc_release(&mut self, port: u32) {
-        let now = self.net.now;
-        while let Some(pkt) = self.net.ports[port as usize].proc.as_mut().and_then(|s| s.pop_released(now)) {
-            self.net.books.leave_processing(pkt.l3_bytes as u64);
+        let now = self.now;
+        while let Some(pkt) = self.ports[port as usize].proc.as_mut().and_then(|s| s.pop_released(now)) {
+            self.books.leave_processing(pkt.l3_bytes as u64);
             self.enqueue_queue(port, pkt, now);
         }
-        if let Some(t) = self.net.ports[port as usize].proc.as_ref().and_then(|s| s.head_release()) {
-            self.net.events.push(t, Event::ProcRelease(port));
+        if let Some(t) = self.ports[port as usize].proc.as_ref().and_then(|s| s.head_release()) {
+            self.events.push(t, Event::ProcRelease(port));
         }
     }
 
@@ -95,27 +95,27 @@ impl World {
     /// it now (only an eager port is reached ahead of time, `sim::early`).
     #[inline(always)]
     fn enqueue_queue(&mut self, port: u32, pkt: Packet, at: SimTime) {
-        let p = &mut self.net.ports[port as usize];
-        if self.net.eager_feeder[p.channel as usize] == port {
+        let p = &mut self.ports[port as usize];
+        if self.eager_feeder[p.channel as usize] == port {
             self.enqueue_eager(port, pkt, at);
             return;
         }
-        debug_assert_eq!(at, self.net.now, "only eager ports are reached ahead of time");
-        let now = self.net.now;
+        debug_assert_eq!(at, self.now, "only eager ports are reached ahead of time");
+        let now = self.now;
         if let Some(m) = p.monitor {
-            self.net.monitors[m as usize].advance(now, p.queue.stats());
+            self.monitors[m as usize].advance(now, p.queue.stats());
         }
         let l3 = pkt.l3_bytes as u64;
         match p.queue.enqueue(now, pkt) {
             Ok(()) => {
-                self.net.books.enter_queue(l3);
+                self.books.enter_queue(l3);
                 if let Some(m) = p.monitor {
-                    self.net.monitors[m as usize].on_queue(p.queue.stats());
+                    self.monitors[m as usize].on_queue(p.queue.stats());
                 }
                 self.kick_port(port);
             }
             Err(refused) => {
-                self.net.books.book_drop(now, now, refused.cause, l3);
+                self.books.book_drop(now, now, refused.cause, l3);
                 let node = p.node as usize;
                 self.ingress_release(node, &refused.pkt);
             }
@@ -127,19 +127,19 @@ impl World {
     /// queue keeps only its occupancy (net::eager_fifo).
     #[inline]
     pub(super) fn enqueue_eager(&mut self, port: u32, pkt: Packet, at: SimTime) {
-        let p = &mut self.net.ports[port as usize];
+        let p = &mut self.ports[port as usize];
         let q = p.queue.eager().expect("an eager port holds an EagerFifo");
         q.settle(at);
         let l2 = pkt.l2_bytes();
         if !q.fits(l2) {
             q.drop_tail(l2);
-            self.net.books.book_drop(self.net.now, at, DropCause::Tail, pkt.l3_bytes as u64);
+            self.books.book_drop(self.now, at, DropCause::Tail, pkt.l3_bytes as u64);
             return;
         }
         let start = p.busy_until.max(at);
         q.push(start, &pkt);
         p.busy_until = start + Span::serialization(l2 + p.framing_bytes as u64, p.rate_bps);
-        let (c, arrival) = (p.channel, p.busy_until + self.net.channels[p.channel as usize].delay);
+        let (c, arrival) = (p.channel, p.busy_until + self.channels[p.channel as usize].delay);
         self.to_channel(c, start, arrival, pkt);
     }
 }

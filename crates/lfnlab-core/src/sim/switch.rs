@@ -1,5 +1,6 @@
-//! A switch node in the world (spec 05): the sans-IO switch core, the world
-//! ports of its links, and the driving of the core. A frame reaching the switch
+//! A switch node's driver (spec 05): `SwitchRuntime` holds the sans-IO
+//! switch core and the network ports of its links, and drives the core over
+//! the network it is handed (`Net`). A frame reaching the switch
 //! is handed to the core at the end of its reception; the core is then run up
 //! to the earliest time at which a frame not yet received could become
 //! eligible (the frame already on an input link, or on an idle link one that
@@ -8,6 +9,7 @@
 //! The switch wakes itself for a computed departure, or at the time of its
 //! next internal work when no arriving frame will run it before then.
 
+use super::network::Net;
 use super::world::{Port, World};
 use crate::net::link::channel::Channel;
 use crate::scenario::model::NodeSpec;
@@ -90,42 +92,40 @@ impl SwitchRuntime {
     }
 }
 
-impl World {
-    /// A frame's last bit reached switch `s`.
-    pub(super) fn switch_receive(&mut self, s: u32, pkt: Packet) {
-        let rt = &mut self.switches[s as usize];
-        let port = self.net.routes.port(rt.node, pkt.dst);
+impl SwitchRuntime {
+    /// A frame's last bit reached this switch, switch `s` of the world.
+    pub(super) fn receive(&mut self, net: &mut Net, s: u32, pkt: Packet) {
+        let port = net.routes.port(self.node, pkt.dst);
         if port == NO_ROUTE {
             debug_assert!(false, "validated scenarios have routes");
-            self.net.books.book_drop(self.net.now, self.net.now, DropCause::NoRoute, pkt.l3_bytes as u64);
+            net.books.book_drop(net.now, net.now, DropCause::NoRoute, pkt.l3_bytes as u64);
             return;
         }
         // The frame is inside the switch until it starts on its output or is refused.
-        self.net.books.enter_queue(pkt.l3_bytes as u64);
-        let out = self.net.port_local[port as usize] as usize;
-        rt.core.receive(self.net.now, pkt.ingress as usize, out, pkt);
-        self.switch_service(s);
+        net.books.enter_queue(pkt.l3_bytes as u64);
+        let out = net.port_local[port as usize] as usize;
+        self.core.receive(net.now, pkt.ingress as usize, out, pkt);
+        self.service(net, s);
     }
 
-    pub(super) fn on_switch_wake(&mut self, s: u32) {
-        let rt = &mut self.switches[s as usize];
-        if rt.wake_at != Some(self.net.now) {
+    /// Its wake event (switch `s`).
+    pub(super) fn on_wake(&mut self, net: &mut Net, s: u32) {
+        if self.wake_at != Some(net.now) {
             return; // superseded
         }
-        rt.wake_at = None;
-        self.switch_service(s);
+        self.wake_at = None;
+        self.service(net, s);
     }
 
     /// Run the core as far as is safe, send what starts now, book the refused
     /// frames and arrange the next wake.
-    fn switch_service(&mut self, s: u32) {
-        let now = self.net.now;
-        let rt = &mut self.switches[s as usize];
+    fn service(&mut self, net: &mut Net, s: u32) {
+        let now = net.now;
         // The earliest time a frame not yet received could arrive, and the
         // earliest frame already on an input link.
         let (mut safe, mut first_head) = (SimTime::NEVER, SimTime::NEVER);
-        for &(c, least) in &rt.inputs {
-            let ch = &self.net.channels[c as usize];
+        for &(c, least) in &self.inputs {
+            let ch = &net.channels[c as usize];
             let head = ch.head_arrival();
             // A line sends one frame after another, so on a channel without
             // jitter or reordering nothing arrives before the frame already on
@@ -137,25 +137,24 @@ impl World {
             });
             first_head = first_head.min(head.unwrap_or(SimTime::NEVER));
         }
-        let until = if safe == SimTime::NEVER { safe } else { safe + rt.config.lookup };
-        rt.core.advance(until);
-        let books = &mut self.net.books;
-        rt.book_refused(|frame| {
+        let until = if safe == SimTime::NEVER { safe } else { safe + self.config.lookup };
+        self.core.advance(until);
+        let books = &mut net.books;
+        self.book_refused(|frame| {
             let l3 = frame.l3_bytes as u64;
             books.leave_queue(l3);
             books.book_drop(now, now, DropCause::SwitchMemory, l3);
         });
-        while let Some(d) = self.switches[s as usize].core.pop_departure(now) {
-            let port = self.switches[s as usize].ports[d.out];
-            if let Some(m) = self.net.ports[port as usize].monitor {
-                let p = &self.net.ports[port as usize];
-                self.net.monitors[m as usize].advance(now, p.queue.stats());
+        while let Some(d) = self.core.pop_departure(now) {
+            let port = self.ports[d.out];
+            if let Some(m) = net.ports[port as usize].monitor {
+                let p = &net.ports[port as usize];
+                net.monitors[m as usize].advance(now, p.queue.stats());
             }
-            self.launch(port, &d.frame, d.tx);
+            net.launch(port, &d.frame, d.tx);
         }
-        let rt = &mut self.switches[s as usize];
-        let mut wake = rt.core.next_departure().unwrap_or(SimTime::NEVER);
-        let t = rt.core.next_time();
+        let mut wake = self.core.next_departure().unwrap_or(SimTime::NEVER);
+        let t = self.core.next_time();
         // Work the core holds can start nothing on a line before t, and at a wake
         // at t the core runs past t. A frame on an input link that arrives before t
         // runs the core itself, so then no wake is needed.
@@ -164,12 +163,14 @@ impl World {
         }
         // A wake at or before now is not needed: a frame already on an input
         // link arrives first and runs the core again.
-        if wake != SimTime::NEVER && wake > now && rt.wake_at.is_none_or(|w| w > wake) {
-            rt.wake_at = Some(wake);
-            self.net.events.push(wake, Event::SwitchWake(s));
+        if wake != SimTime::NEVER && wake > now && self.wake_at.is_none_or(|w| w > wake) {
+            self.wake_at = Some(wake);
+            net.events.push(wake, Event::SwitchWake(s));
         }
     }
+}
 
+impl World {
     /// Frames inside switches (for the end-of-run books).
     pub fn switch_frames_held(&self) -> u64 {
         self.switches.iter().map(|rt| rt.core.frames_held()).sum()

@@ -10,7 +10,7 @@
 //! difference is one frame). The hysteresis itself is `net::pause::XoffGenerator`,
 //! the same state machine a host NIC uses.
 
-use super::world::World;
+use super::network::Net;
 use crate::engine::event_queue::Event;
 use crate::engine::time::Span;
 use crate::net::packet::Packet;
@@ -46,47 +46,49 @@ impl IngressFc {
     }
 }
 
-impl World {
+impl Net {
     /// A frame entered forwarding node `node` and is now held there. Only a
     /// node that generates PAUSE keeps accounts; for the others this is one
     /// test, inlined into the router path.
     #[inline(always)]
     pub(super) fn ingress_hold(&mut self, node: usize, pkt: &Packet) {
-        if self.net.ingress_fc[node].is_some() {
+        if self.ingress_fc[node].is_some() {
             self.ingress_hold_account(node, pkt);
         }
     }
 
     #[inline(never)]
     fn ingress_hold_account(&mut self, node: usize, pkt: &Packet) {
-        let Some(fc) = self.net.ingress_fc[node].as_mut() else { return };
+        let Some(fc) = self.ingress_fc[node].as_mut() else { return };
         let Some(a) = fc.ports[pkt.ingress as usize].as_mut() else { return };
         a.held_bytes += pkt.l2_bytes();
         a.held_max_bytes = a.held_max_bytes.max(a.held_bytes);
-        if let Some(q) = a.xoff.on_level(self.net.now, a.held_bytes) {
+        if let Some(q) = a.xoff.on_level(self.now, a.held_bytes) {
             let (port, refresh) = (a.port, a.xoff.refresh_at());
             self.request_port_pause(port, q, refresh.map(|t| (t, Event::SwitchPauseRefresh(port))));
+            self.kick_port(port);
         }
     }
 
     /// A frame held at `node` left it (started on its egress wire) or was dropped.
     #[inline]
     pub(super) fn ingress_release(&mut self, node: usize, pkt: &Packet) {
-        let Some(fc) = self.net.ingress_fc[node].as_mut() else { return };
+        let Some(fc) = self.ingress_fc[node].as_mut() else { return };
         let Some(a) = fc.ports[pkt.ingress as usize].as_mut() else { return };
         debug_assert!(a.held_bytes >= pkt.l2_bytes(), "held bytes never go negative");
         a.held_bytes -= pkt.l2_bytes();
-        if let Some(q) = a.xoff.on_level(self.net.now, a.held_bytes) {
+        if let Some(q) = a.xoff.on_level(self.now, a.held_bytes) {
             let port = a.port;
             self.request_port_pause(port, q, None);
+            self.kick_port(port);
         }
     }
 
     /// The refresh timer of the device port `port` (rule 2 applied per ingress port).
     pub(super) fn on_switch_pause_refresh(&mut self, port: u32) {
-        let now = self.net.now;
-        let node = self.net.ports[port as usize].node as usize;
-        let Some(fc) = self.net.ingress_fc[node].as_mut() else { return };
+        let now = self.now;
+        let node = self.ports[port as usize].node as usize;
+        let Some(fc) = self.ingress_fc[node].as_mut() else { return };
         let Some(a) = fc.ports.iter_mut().flatten().find(|a| a.port == port) else { return };
         if a.xoff.refresh_at() != Some(now) {
             return; // superseded
@@ -94,6 +96,7 @@ impl World {
         if let Some(q) = a.xoff.on_refresh(now, a.held_bytes) {
             let refresh = a.xoff.refresh_at();
             self.request_port_pause(port, q, refresh.map(|t| (t, Event::SwitchPauseRefresh(port))));
+            self.kick_port(port);
         }
     }
 }

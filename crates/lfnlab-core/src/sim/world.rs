@@ -131,14 +131,14 @@ impl World {
                 Event::AppTimer(a) => self.on_app_timer(a),
                 Event::FlowStart(f) => self.on_flow_start(f),
                 Event::WebTimer(wi) => self.on_web_timer(wi),
-                Event::ProcRelease(p) => self.on_proc_release(p),
+                Event::ProcRelease(p) => self.net.on_proc_release(p),
                 Event::NicRxDma(h) => self.on_nic_rx_dma(h),
                 Event::NicTxDma(h) => self.on_nic_tx_dma(h),
                 Event::PauseRefresh(h) => self.on_pause_refresh(h),
-                Event::SwitchPauseRefresh(p) => self.on_switch_pause_refresh(p),
+                Event::SwitchPauseRefresh(p) => self.net.on_switch_pause_refresh(p),
                 Event::CpuDone(i) => self.on_cpu_done(i / super::cpu::MAX_CORES, i % super::cpu::MAX_CORES),
                 Event::IrqTimer(h) => self.on_irq_timer(h),
-                Event::SwitchWake(i) => self.on_switch_wake(i),
+                Event::SwitchWake(i) => self.switches[i as usize].on_wake(&mut self.net, i),
             }
             if self.check_invariants {
                 if let Err(v) = self.check(before) {
@@ -174,8 +174,18 @@ impl World {
             self.deliver(to, pkt);
         }
         if let Some(t) = self.net.channels[c as usize].next_event() {
-            let as_of = self.head_as_of(c, now);
+            let as_of = self.net.head_as_of(c, now);
             self.net.events.push_as_of(t, Event::ChannelArrival(c), as_of);
+        }
+    }
+
+    /// Start the next frame on `port` if it may go: a host's port through its
+    /// host (`sim::host`), any other through the network (`sim::port`).
+    #[inline]
+    pub(super) fn kick_port(&mut self, port: u32) {
+        match self.net.ports[port as usize].host {
+            Some(h) => self.kick_host_port(h, port),
+            None => self.net.kick_port(port),
         }
     }
 
@@ -184,9 +194,9 @@ impl World {
         match self.net.nodes[at as usize] {
             NodeRole::Forwarder => {
                 let now = self.net.now;
-                self.router_receive(at, pkt, now);
+                self.net.router_receive(at, pkt, now);
             }
-            NodeRole::Switch(sw) => self.switch_receive(sw, pkt),
+            NodeRole::Switch(sw) => self.switches[sw as usize].receive(&mut self.net, sw, pkt),
             NodeRole::Host(h) if self.hosts[h as usize].nic.is_some() => self.nic_rx_arrive(h, pkt),
             NodeRole::Host(h) => {
                 debug_assert_eq!(pkt.dst, at);
