@@ -354,7 +354,7 @@ fn nodes(cx: &Ctx, w: &mut World, links: &mut Links) -> Result<Vec<usize>, Error
     for (i, nd) in cx.s.node.iter().enumerate() {
         if nd.kind == NodeKind::Host {
             let port = links.host_port[i].ok_or_else(|| unresolved(format!("host {} has no link", nd.name)))?;
-            let h = w.hosts.len() as u32;
+            let h = w.hosts.nodes.len() as u32;
             links.ports[port as usize].host = Some(h);
             let io = HostIo::new(nd.name.clone(), scenario::memory_model(nd));
             let mut nic = scenario::nic_config(nd).map(|c| Box::new(HostNic::new(&c)));
@@ -363,7 +363,7 @@ fn nodes(cx: &Ctx, w: &mut World, links: &mut Links) -> Result<Vec<usize>, Error
                 // spec 04 §2.7 rule 2: the poll loop frees transmitted frames' descriptors.
                 n.tx.reclaim_by_cpu = true;
             }
-            w.hosts.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None, nic, cpu });
+            w.hosts.nodes.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None, nic, cpu });
             w.net.nodes.push(NodeRole::Host(h));
         } else if nd.kind == NodeKind::Switch {
             w.net.nodes.push(NodeRole::Switch(switch_nodes.len() as u32));
@@ -424,9 +424,9 @@ fn host_of(cx: &Ctx, w: &World, node: usize) -> Result<u32, Error> {
 /// Every flow's endpoints and application, and its start event.
 fn flows(cx: &Ctx, w: &mut World) -> Result<(), Error> {
     let s = cx.s;
-    w.flow_names = s.flow.iter().map(|f| f.name.clone()).collect();
-    w.tcp_cols.flow_names = w.flow_names.clone();
-    w.udp_delivered = vec![(0, 0); s.flow.len()];
+    w.hosts.flow_names = s.flow.iter().map(|f| f.name.clone()).collect();
+    w.hosts.tcp_cols.flow_names = w.hosts.flow_names.clone();
+    w.hosts.udp_delivered = vec![(0, 0); s.flow.len()];
     for (fi, f) in s.flow.iter().enumerate() {
         let (a, b) = (cx.node_of(&f.from)?, cx.node_of(&f.to)?);
         let (ha, hb) = (host_of(cx, w, a)?, host_of(cx, w, b)?);
@@ -453,14 +453,14 @@ fn tcp_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), (ha, hb)
     let cc_a = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed: seed.rotate_left(1) }).ok_or_else(|| unresolved(format!("congestion control {cc_name}")))?;
     let mut init = TcpSocket::new(socket_addr(s, fi, a, b, 0), &cfg, cc_i);
     let mut acc = TcpSocket::new(socket_addr(s, fi, b, a, 1), &cfg, cc_a);
-    let si = w.sockets.len() as u32;
+    let si = w.hosts.sockets.len() as u32;
     let app = if rr {
         // spec 02 §3.1: the client writes its request; the server answers once it has it all.
         let req = f.request.map_or(100, |b| b.bytes);
         init.snd.app.set(Some(req), None, false);
         acc.snd.app.set(Some(0), None, false);
-        w.rr_apps.push(RequestResponse::new(si, si + 1, req, f.response.map(|b| b.bytes)));
-        Some(w.rr_apps.len() as u32 - 1)
+        w.hosts.rr_apps.push(RequestResponse::new(si, si + 1, req, f.response.map(|b| b.bytes)));
+        Some(w.hosts.rr_apps.len() as u32 - 1)
     } else {
         init.snd.app.set(f.bytes.map(|b| b.bytes), f.app_rate.map(|r| r.bps), false);
         acc.snd.app.set(Some(0), None, false);
@@ -483,26 +483,26 @@ fn tcp_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), (ha, hb)
         let bin = if trace_mode == TraceMode::Bin { Some(trace.bin.map_or(Span::from_ms(10), |b| b.span)) } else { None };
         // The trace follows the data: server → client for request_response.
         let (snd, rcv) = if rr { (si + 1, si) } else { (si, si + 1) };
-        w.traces.push(ConnTrace::new(fi as u32, snd, rcv, bin, SimTime::ZERO));
-        Some(w.traces.len() as u32 - 1)
+        w.hosts.traces.push(ConnTrace::new(fi as u32, snd, rcv, bin, SimTime::ZERO));
+        Some(w.hosts.traces.len() as u32 - 1)
     };
     // spec 04 §2.7 rules 3–4: at a host with a CPU model the
     // application's write() and read() calls move the data.
-    if w.hosts[ha as usize].cpu.is_some() {
+    if w.hosts.nodes[ha as usize].cpu.is_some() {
         init.snd.app.set_external_writer();
     }
     for (sock, h) in [(&mut init, ha), (&mut acc, hb)] {
-        if w.hosts[h as usize].cpu.is_some() {
+        if w.hosts.nodes[h as usize].cpu.is_some() {
             sock.rcv.enable_reader();
         }
     }
-    w.push_socket_pair(init, acc, (ha, hb), trace_idx);
-    w.flows.push(FlowEnds::Tcp(TcpFlow { initiator: si, acceptor: si + 1, start, app }));
+    w.hosts.push_socket_pair(init, acc, (ha, hb), trace_idx);
+    w.hosts.flows.push(FlowEnds::Tcp(TcpFlow { initiator: si, acceptor: si + 1, start, app }));
     // spec 03 §2.1: a sending host's burstiness in windows of its first flow's
     // base RTT, at least MIN_WINDOW.
     let rtt = propagation_rtt(w, a as NodeId, b as NodeId);
     let (data_node, data_host) = if rr { (b, hb) } else { (a, ha) };
-    let host = &mut w.hosts[data_host as usize];
+    let host = &mut w.hosts.nodes[data_host as usize];
     if trace_mode != TraceMode::Off && host.busy.is_none() && rtt > Span::ZERO {
         let rate = w.net.ports[host.port as usize].rate_bps;
         host.busy = Some(BusyIdle::new(s.node[data_node].name.clone(), rtt.max(crate::monitor::busy_idle::MIN_WINDOW), rate));
@@ -545,9 +545,9 @@ fn web_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), (ha, hb)
         qs,
         seed,
     };
-    let wi = w.web.len() as u32;
-    w.web.push(WebRuntime { workload, template, sockets: Vec::new(), timer_at: None, actions: Vec::new() });
-    w.flows.push(FlowEnds::Web(wi));
+    let wi = w.hosts.web.len() as u32;
+    w.hosts.web.push(WebRuntime { workload, template, sockets: Vec::new(), timer_at: None, actions: Vec::new() });
+    w.hosts.flows.push(FlowEnds::Web(wi));
     Ok(())
 }
 
@@ -568,7 +568,7 @@ fn udp_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), ha: u32,
         tstamp: SimTime::ZERO,
         ingress: 0,
     };
-    let ai = w.udp.len() as u32;
+    let ai = w.hosts.udp.len() as u32;
     let mut app = UdpCbr::new(ha, template, rate, start, stop);
     app.qs = f.qs_requests.as_ref().map(|q| UdpQs {
         share: q.share.unwrap_or(0.0),
@@ -579,8 +579,8 @@ fn udp_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), ha: u32,
     if f.arrivals.as_deref() == Some("poisson") {
         app.poisson = Some(Stream::derive(seed, &format!("flow[{fi}].arrivals")));
     }
-    w.udp.push(app);
-    w.flows.push(FlowEnds::Udp(ai));
+    w.hosts.udp.push(app);
+    w.hosts.flows.push(FlowEnds::Udp(ai));
     Ok(())
 }
 

@@ -4,7 +4,8 @@
 //! enter the qdisc, write() and read() move data between the application and
 //! the socket. The state machines and the prices are sans-IO (`host::cpu`).
 
-use super::world::World;
+use super::network::Net;
+use super::host::Hosts;
 use crate::engine::event_queue::Event;
 use crate::host::cpu::core::{Class, Running, Work};
 use crate::host::cpu::config::Cycles;
@@ -18,58 +19,58 @@ pub use crate::host::cpu::MAX_CORES;
 pub const APP_WRITING: u8 = 1;
 pub const APP_READING: u8 = 2;
 
-impl World {
+impl Hosts {
     fn cpu(&mut self, h: u32) -> &mut HostCpu {
-        self.hosts[h as usize].cpu.as_mut().expect("a CPU model")
+        self.nodes[h as usize].cpu.as_mut().expect("a CPU model")
     }
 
     // ---- events from the NIC (rule 2) ----
 
     /// A received frame is in host memory (its RX descriptor stays held).
-    pub(super) fn cpu_rx_ready(&mut self, h: u32, pkt: Packet) {
+    pub(super) fn cpu_rx_ready(&mut self, net: &mut Net, h: u32, pkt: Packet) {
         self.cpu(h).rx_done.push_back(pkt);
-        self.cpu_nic_event(h);
+        self.cpu_nic_event(net, h);
     }
 
     /// A frame left the MAC (its TX descriptor stays held until cleaned).
-    pub(super) fn cpu_tx_completed(&mut self, h: u32) {
+    pub(super) fn cpu_tx_completed(&mut self, net: &mut Net, h: u32) {
         self.cpu(h).tx_done += 1;
-        self.cpu_nic_event(h);
+        self.cpu_nic_event(net, h);
     }
 
-    fn cpu_nic_event(&mut self, h: u32) {
-        let now = self.net.now;
+    fn cpu_nic_event(&mut self, net: &mut Net, h: u32) {
+        let now = net.now;
         match self.cpu(h).irq.on_event(now) {
-            IrqAction::Raise => self.cpu_raise(h),
-            IrqAction::Arm(t) => self.net.events.push(t, Event::IrqTimer(h)),
+            IrqAction::Raise => self.cpu_raise(net, h),
+            IrqAction::Arm(t) => net.events.push(t, Event::IrqTimer(h)),
             IrqAction::Wait => {}
         }
     }
 
-    pub(super) fn on_irq_timer(&mut self, h: u32) {
-        let now = self.net.now;
+    pub(super) fn on_irq_timer(&mut self, net: &mut Net, h: u32) {
+        let now = net.now;
         if self.cpu(h).irq.on_timer(now) {
-            self.cpu_raise(h);
+            self.cpu_raise(net, h);
         }
     }
 
-    fn cpu_raise(&mut self, h: u32) {
-        self.cpu_push(h, Class::Softirq, Work::Irq);
+    fn cpu_raise(&mut self, net: &mut Net, h: u32) {
+        self.cpu_push(net, h, Class::Softirq, Work::Irq);
     }
 
     /// Queue work in `class` on the core that serves it, and start it if idle.
-    fn cpu_push(&mut self, h: u32, class: Class, w: Work) {
+    fn cpu_push(&mut self, net: &mut Net, h: u32, class: Class, w: Work) {
         let cpu = self.cpu(h);
         let c = cpu.core_of(class);
         cpu.cores[c as usize].push(class, w);
-        self.cpu_kick(h, c);
+        self.cpu_kick(net, h, c);
     }
 
     // ---- serving ----
 
     /// Start core `c`'s next item if it is idle.
-    fn cpu_kick(&mut self, h: u32, c: u32) {
-        let now = self.net.now;
+    fn cpu_kick(&mut self, net: &mut Net, h: u32, c: u32) {
+        let now = net.now;
         loop {
             let core = &mut self.cpu(h).cores[c as usize];
             if !core.is_idle() {
@@ -80,7 +81,7 @@ impl World {
             let cpu = self.cpu(h);
             let (scale, ppc) = (cpu.scale(), cpu.ps_per_cycle());
             let done = cpu.cores[c as usize].start(now, item, cost, scale, ppc);
-            self.net.events.push(done, Event::CpuDone(h * MAX_CORES + c));
+            net.events.push(done, Event::CpuDone(h * MAX_CORES + c));
             return;
         }
     }
@@ -89,7 +90,7 @@ impl World {
     /// there is nothing to do (the poll loop ran dry, the reader found no data).
     fn cpu_price(&mut self, h: u32, class: Class, w: Work) -> Option<(Running, Cycles)> {
         // A field borrow: the arms also read the sockets.
-        let cpu = self.hosts[h as usize].cpu.as_mut().expect("a CPU model");
+        let cpu = self.nodes[h as usize].cpu.as_mut().expect("a CPU model");
         match w {
             Work::Irq => Some((Running::Irq, cpu.cfg.irq_cost())),
             Work::Poll => {
@@ -150,25 +151,25 @@ impl World {
     }
 
     /// Core `c` of host `h` finished its item: carry it out, then serve the next.
-    pub(super) fn on_cpu_done(&mut self, h: u32, c: u32) {
+    pub(super) fn on_cpu_done(&mut self, net: &mut Net, h: u32, c: u32) {
         let item = self.cpu(h).cores[c as usize].finish();
         match item {
-            Running::Irq => self.cpu_push(h, Class::Softirq, Work::Poll),
+            Running::Irq => self.cpu_push(net, h, Class::Softirq, Work::Poll),
             Running::TxClean => {
                 self.cpu(h).stats.tx_cleaned += 1;
-                self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.reclaim();
-                let port = self.hosts[h as usize].port;
-                self.kick_port(port);
-                self.cpu_push(h, Class::Softirq, Work::Poll);
+                self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline").tx.reclaim();
+                let port = self.nodes[h as usize].port;
+                self.kick_host_port(net, h, port);
+                self.cpu_push(net, h, Class::Softirq, Work::Poll);
             }
             Running::Rx { pkt, socket } => {
                 self.cpu(h).stats.rx_frames += 1;
-                self.nic_rx_processed(h, pkt);
+                self.nic_rx_processed(net, h, pkt);
                 // An ACK may have made room for the writer, data may wait for the reader.
                 if let Some(s) = socket {
-                    self.cpu_app_wake(s);
+                    self.cpu_app_wake(net, s);
                 }
-                self.cpu_push(h, Class::Softirq, Work::Poll);
+                self.cpu_push(net, h, Class::Softirq, Work::Poll);
             }
             Running::Output(n) => {
                 self.cpu(h).stats.packets_built += n as u64;
@@ -176,69 +177,69 @@ impl World {
                 for _ in 0..n {
                     let (s, pkt) = self.cpu(h).held.pop_front().expect("held packets");
                     out.push(pkt);
-                    self.enqueue_host_packets(s, &mut out);
+                    self.enqueue_host_packets(net, s, &mut out);
                 }
                 self.out = out;
-                let port = self.hosts[h as usize].port;
-                self.kick_port(port);
+                let port = self.nodes[h as usize].port;
+                self.kick_host_port(net, h, port);
             }
             Running::Write { socket, bytes } => {
                 let cpu = self.cpu(h);
                 cpu.stats.writes += 1;
                 cpu.stats.bytes_written += bytes;
                 self.sockets[socket as usize].snd.app_push(bytes);
-                self.cpu_in_process(h, |w| w.pump(socket));
+                self.cpu_in_process(net, h, |w, net| w.pump(net, socket));
                 self.cpu_app[socket as usize] &= !APP_WRITING;
-                self.cpu_app_wake(socket);
+                self.cpu_app_wake(net, socket);
             }
             Running::Read { socket, bytes } => {
                 let cpu = self.cpu(h);
                 cpu.stats.reads += 1;
                 cpu.stats.bytes_read += bytes;
-                self.cpu_in_process(h, |w| {
+                self.cpu_in_process(net, h, |w, net| {
                     let mut out = std::mem::take(&mut w.out);
-                    w.sockets[socket as usize].app_read(w.net.now, bytes, &mut out);
-                    w.emit(socket, &mut out);
+                    w.sockets[socket as usize].app_read(net.now, bytes, &mut out);
+                    w.emit(net, socket, &mut out);
                     w.out = out;
                 });
                 self.cpu_app[socket as usize] &= !APP_READING;
-                self.cpu_app_wake(socket);
+                self.cpu_app_wake(net, socket);
             }
         }
-        self.cpu_kick(h, c);
+        self.cpu_kick(net, h, c);
     }
 
     /// Run TCP code in process context: its output is built by the app core.
-    fn cpu_in_process(&mut self, h: u32, f: impl FnOnce(&mut World)) {
+    fn cpu_in_process(&mut self, net: &mut Net, h: u32, f: impl FnOnce(&mut Hosts, &mut Net)) {
         self.cpu(h).ctx = Class::Process;
-        f(self);
+        f(self, net);
         self.cpu(h).ctx = Class::Softirq;
     }
 
     // ---- TCP output and the application (rules 3–4) ----
 
     /// Packets TCP produced at a CPU host wait for the core that builds them.
-    pub(super) fn cpu_hold(&mut self, h: u32, s: u32, out: &mut Vec<Packet>) {
+    pub(super) fn cpu_hold(&mut self, net: &mut Net, h: u32, s: u32, out: &mut Vec<Packet>) {
         let cpu = self.cpu(h);
         let class = cpu.ctx;
         let n = out.len() as u32;
         cpu.held.extend(out.drain(..).map(|p| (s, p)));
-        self.cpu_push(h, class, Work::Output(n));
+        self.cpu_push(net, h, class, Work::Output(n));
     }
 
     /// Queue the writer or reader of socket `s` (at a CPU host) if it has something to do.
-    fn cpu_app_wake(&mut self, s: u32) {
+    fn cpu_app_wake(&mut self, net: &mut Net, s: u32) {
         let h = self.socket_host[s as usize];
         let flags = self.cpu_app[s as usize];
         let sock = &mut self.sockets[s as usize];
         if flags & APP_WRITING == 0 && sock.snd.app.external_writer() && sock.snd.writer_room() > 0 {
             self.cpu_app[s as usize] |= APP_WRITING;
-            self.cpu_push(h, Class::Process, Work::Write(s));
+            self.cpu_push(net, h, Class::Process, Work::Write(s));
         }
         let sock = &self.sockets[s as usize];
         if flags & APP_READING == 0 && sock.rcv.readable() > 0 {
             self.cpu_app[s as usize] |= APP_READING;
-            self.cpu_push(h, Class::Process, Work::Read(s));
+            self.cpu_push(net, h, Class::Process, Work::Read(s));
         }
     }
 }

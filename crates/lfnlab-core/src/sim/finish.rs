@@ -84,10 +84,10 @@ pub fn finish(s: &Scenario, mut w: World, wall: Instant) -> Result<RunOutput, Er
         host_nics: host_nic_summaries(&w, duration),
         link_losses: link_loss_summaries(&mut w, end),
         reordered_frames: w.net.channels.iter().filter_map(|c| c.impaired.as_ref()).map(|im| im.impair.reordered).sum(),
-        host_cpus: w.hosts.iter().filter_map(|h| Some(cpu_summary(&h.io.name, h.cpu.as_ref()?, end))).collect(),
+        host_cpus: w.hosts.nodes.iter().filter_map(|h| Some(cpu_summary(&h.io.name, h.cpu.as_ref()?, end))).collect(),
         pause_ports: pause_port_summaries(&w, end),
         switch_pause: switch_pause_summaries(&w),
-        switches: w.switches.iter().map(|rt| super::switch::summary(rt, &w.net.ports, &w.flow_names)).collect(),
+        switches: w.switches.iter().map(|rt| super::switch::summary(rt, &w.net.ports, &w.hosts.flow_names)).collect(),
         quickstart_interfaces: qs_interface_summaries(&w, end),
         ttl_drops: w.net.books.drops.get(DropCause::Ttl),
         conservation: ConservationSummary {
@@ -132,9 +132,9 @@ fn close_monitors_and_traces(w: &mut World) -> TcpColumns {
         let q = *w.net.ports[m.port as usize].queue.stats();
         m.finish(end, &q);
     }
-    let mut cols = std::mem::take(&mut w.tcp_cols);
-    for tr in w.traces.iter_mut() {
-        let (a, b) = (&w.sockets[tr.sender as usize], &w.sockets[tr.receiver as usize]);
+    let mut cols = std::mem::take(&mut w.hosts.tcp_cols);
+    for tr in w.hosts.traces.iter_mut() {
+        let (a, b) = (&w.hosts.sockets[tr.sender as usize], &w.hosts.sockets[tr.receiver as usize]);
         tr.finish(end, a, b, &mut cols);
     }
     cols
@@ -144,16 +144,16 @@ fn close_monitors_and_traces(w: &mut World) -> TcpColumns {
 /// spec 01 §2.6); returns the hosts' summaries.
 fn close_hosts(w: &mut World, rec: &mut Recorded) -> Vec<HostSummary> {
     let end = w.net.end;
-    for h in w.hosts.iter_mut() {
+    for h in w.hosts.nodes.iter_mut() {
         if let Some(b) = h.busy.as_mut() {
             b.finish(end);
             b.drain_into(&mut rec.busy);
         }
     }
     let mut hosts = Vec::new();
-    for h in 0..w.hosts.len() {
-        let written = host_written(&w.sockets, &w.socket_host, h as u32);
-        let io = &mut w.hosts[h].io;
+    for h in 0..w.hosts.nodes.len() {
+        let written = host_written(&w.hosts.sockets, &w.hosts.socket_host, h as u32);
+        let io = &mut w.hosts.nodes[h].io;
         io.finish(end, written);
         io.drain_into(end, &mut rec.hosts);
         hosts.push(HostSummary {
@@ -167,14 +167,14 @@ fn close_hosts(w: &mut World, rec: &mut Recorded) -> Vec<HostSummary> {
 
 /// The report of each host whose qdisc is a TCP-aware NIC (spec 03 §2.10).
 fn tcp_nic_reports(w: &World) -> Vec<NicSummary> {
-    w.hosts
+    w.hosts.nodes
         .iter()
         .filter_map(|h| {
             let r = w.net.ports[h.port as usize].queue.disc()?.as_any().downcast_ref::<TcpNicQdisc>()?.report();
             let streams = r
                 .streams
                 .iter()
-                .map(|st| NicStreamSummary { entry: st.entry, flow: w.flow_names.get(st.flow as usize).cloned(), totals: st.totals })
+                .map(|st| NicStreamSummary { entry: st.entry, flow: w.hosts.flow_names.get(st.flow as usize).cloned(), totals: st.totals })
                 .collect();
             Some(NicSummary { host: h.io.name.clone(), ring_blocks: r.ring_blocks, shared_packets: r.shared_packets, streams })
         })
@@ -184,8 +184,8 @@ fn tcp_nic_reports(w: &World) -> Vec<NicSummary> {
 /// The monitors' `flows`, `queues` and `packets` rows.
 fn drain_monitors(w: &mut World, rec: &mut Recorded) {
     for m in w.net.monitors.iter_mut() {
-        m.drain_into(&w.flow_names, &mut rec.flows, &mut rec.queues);
-        m.capture.drain_into(&m.name, &w.flow_names, &mut rec.packets);
+        m.drain_into(&w.hosts.flow_names, &mut rec.flows, &mut rec.queues);
+        m.capture.drain_into(&m.name, &w.hosts.flow_names, &mut rec.packets);
     }
 }
 
@@ -193,11 +193,11 @@ fn drain_monitors(w: &mut World, rec: &mut Recorded) {
 fn flow_summary(w: &World, fi: usize, f: &FlowSpec, duration: f64, problems: &mut Vec<String>, objects: &mut ObjectsColumns) -> FlowSummary {
     let start = f.start.map_or(0.0, |t| t.span.as_secs_f64());
     let active = (duration - start).max(1e-12);
-    match w.flows[fi] {
+    match w.hosts.flows[fi] {
         FlowEnds::Tcp(t) => tcp_flow_summary(w, t, f, start, active, problems),
         FlowEnds::Web(wi) => web_summary(w, wi, f, active, problems, objects),
         FlowEnds::Udp(_) => {
-            let (bytes, _) = w.udp_delivered[fi];
+            let (bytes, _) = w.hosts.udp_delivered[fi];
             FlowSummary {
                 name: f.name.clone(),
                 kind: "udp_cbr".into(),
@@ -222,12 +222,12 @@ fn flow_summary(w: &World, fi: usize, f: &FlowSpec, duration: f64, problems: &mu
 fn tcp_flow_summary(w: &World, t: TcpFlow, f: &FlowSpec, start: f64, active: f64, problems: &mut Vec<String>) -> FlowSummary {
     // The data goes initiator → acceptor, or server → client for request_response.
     let (si, ri) = if t.app.is_some() { (t.acceptor, t.initiator) } else { (t.initiator, t.acceptor) };
-    let snd = &w.sockets[si as usize];
-    let rcv = &w.sockets[ri as usize];
-    let rr = t.app.map(|a| w.rr_apps[a as usize]);
+    let snd = &w.hosts.sockets[si as usize];
+    let rcv = &w.hosts.sockets[ri as usize];
+    let rr = t.app.map(|a| w.hosts.rr_apps[a as usize]);
     if let Some(r) = rr {
         // The request direction keeps the same sequence-space invariant.
-        let (c, sv) = (&w.sockets[r.client as usize], &w.sockets[r.server as usize]);
+        let (c, sv) = (&w.hosts.sockets[r.client as usize], &w.hosts.sockets[r.server as usize]);
         if !(c.snd.snd_una <= sv.rcv.rcv_nxt && sv.rcv.rcv_nxt <= c.snd.snd_max) {
             problems.push(format!("flow {}: request sequence space does not hold", f.name));
         }
@@ -286,7 +286,7 @@ fn close_captures(w: &mut World) -> (Vec<CaptureSummary>, Vec<(String, Vec<u8>)>
 
 /// The NIC pipeline of each host that has one (spec 04 §2.4–2.6).
 fn host_nic_summaries(w: &World, duration: f64) -> Vec<HostNicSummary> {
-    w.hosts
+    w.hosts.nodes
         .iter()
         .filter_map(|h| {
             let n = h.nic.as_ref()?;
@@ -429,11 +429,11 @@ impl ObjectsColumns {
 
 /// A Web flow's summary and object rows; checks every connection's sequence space.
 fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec<String>, cols: &mut ObjectsColumns) -> FlowSummary {
-    let rt = &w.web[wi as usize];
+    let rt = &w.hosts.web[wi as usize];
     let (mut delivered, mut retrans, mut rtos, mut fast, mut rcvbuf) = (0, 0, 0, 0, 0);
     let (mut req, mut full, mut reduced, mut refused, mut approved_bps, mut approved_max) = (0, 0, 0, 0, 0u64, 0u8);
     for &(c, sv) in &rt.sockets {
-        let (c, sv) = (&w.sockets[c as usize], &w.sockets[sv as usize]);
+        let (c, sv) = (&w.hosts.sockets[c as usize], &w.hosts.sockets[sv as usize]);
         for (a, b, what) in [(sv, c, "response"), (c, sv, "request")] {
             if !(a.snd.snd_una <= b.rcv.rcv_nxt && b.rcv.rcv_nxt <= a.snd.snd_max) {
                 problems.push(format!("flow {} connection {}: {what} sequence space does not hold", f.name, c.addr.conn));

@@ -147,16 +147,16 @@ fn sources(w: &World) -> Result<Vec<Source>, String> {
     if sw.config.jitter != Span::ZERO {
         return Err("the switch has forwarding jitter (its draws follow the arrival order of simultaneous frames)".into());
     }
-    if !w.sockets.is_empty() || !w.rr_apps.is_empty() || !w.web.is_empty() {
+    if !w.hosts.sockets.is_empty() || !w.hosts.rr_apps.is_empty() || !w.hosts.web.is_empty() {
         return Err("it has TCP flows".into());
     }
     let mut out = Vec::new();
-    for (a, app) in w.udp.iter().enumerate() {
-        let name = &w.flow_names[app.template.flow as usize];
+    for (a, app) in w.hosts.udp.iter().enumerate() {
+        let name = &w.hosts.flow_names[app.template.flow as usize];
         if app.poisson.is_some() || app.qs.is_some() {
             return Err(format!("flow {name} is not plain CBR"));
         }
-        let host = &w.hosts[app.host as usize];
+        let host = &w.hosts.nodes[app.host as usize];
         let port = &w.net.ports[host.port as usize];
         if app.rate_bps > port.rate_bps {
             return Err(format!("flow {name} offers more than its line rate"));
@@ -191,7 +191,7 @@ fn sources(w: &World) -> Result<Vec<Source>, String> {
         port.fc.is_none() && port.proc.is_none() && port.qs.is_none() && port.bad_rate_bps.is_none()
     };
     let clean = |c: usize| w.net.losses[c].is_none() && w.net.channels[c].impaired.is_none();
-    if !(0..w.net.ports.len()).all(plain) || !(0..w.net.channels.len()).all(clean) || w.hosts.iter().any(|h| h.nic.is_some() || h.cpu.is_some()) {
+    if !(0..w.net.ports.len()).all(plain) || !(0..w.net.channels.len()).all(clean) || w.hosts.nodes.iter().any(|h| h.nic.is_some() || h.cpu.is_some()) {
         return Err("a port, link or host has a model the bench loop does not drive".into());
     }
     Ok(out)
@@ -206,9 +206,9 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
     let mut w = super::build::build(s)?;
     let mut src = sources(&w).map_err(refuse)?;
     let end = w.net.end;
-    let n_flows = w.flow_names.len();
+    let n_flows = w.hosts.flow_names.len();
     let mut flows = vec![BenchFlow::default(); n_flows];
-    for (f, name) in flows.iter_mut().zip(&w.flow_names) {
+    for (f, name) in flows.iter_mut().zip(&w.hosts.flow_names) {
         f.name = name.clone();
     }
     let mut elsewhere = 0u64;
@@ -218,12 +218,12 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
         h = (h + SLICE).min(SimTime(end.0 + 1));
         // Frames that reach the switch before h: out of each generator, over its link.
         for g in src.iter_mut() {
-            while let Some(t) = w.udp[g.app].next_at.filter(|&t| t <= end) {
+            while let Some(t) = w.hosts.udp[g.app].next_at.filter(|&t| t <= end) {
                 let start = t.max(g.busy_until);
                 if start >= h && start <= end {
                     break; // a later slice
                 }
-                let Some(mut pkt) = w.udp[g.app].fire(t) else { break };
+                let Some(mut pkt) = w.hosts.udp[g.app].fire(t) else { break };
                 if start > end {
                     elsewhere += 1; // emitted, still in the generator's queue
                     continue;
@@ -262,7 +262,7 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
         }
     }
     for g in &src {
-        let app = &w.udp[g.app];
+        let app = &w.hosts.udp[g.app];
         flows[app.template.flow as usize].sent = app.sent;
     }
     for (f, d) in flows.iter_mut().zip(&w.switches[0].dropped_by_flow) {
@@ -283,7 +283,7 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
     for m in w.net.monitors.iter_mut() {
         let q = w.net.ports[m.port as usize].queue.stats();
         m.finish(end, q);
-        m.drain_into(&w.flow_names, &mut fc, &mut qc);
+        m.drain_into(&w.hosts.flow_names, &mut fc, &mut qc);
     }
     let summary = BenchSummary {
         scenario: name.clone(),
@@ -291,7 +291,7 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
         duration_s: end.as_secs_f64(),
         wall_seconds: wall.elapsed().as_secs_f64(),
         flows,
-        switch: switch_summary(&w.switches[0], &w.net.ports, &w.flow_names),
+        switch: switch_summary(&w.switches[0], &w.net.ports, &w.hosts.flow_names),
         conservation: BenchBooks { holds, ..books },
     };
     if !holds {

@@ -1,5 +1,6 @@
-//! A host node (spec 06 §5, spec 04 §2.4–2.7): its sockets and
-//! applications, and the path between them and its egress port. Going out, a
+//! The host driver (spec 06 §5, spec 04 §2.4–2.7): `Hosts` holds every
+//! host with its sockets and applications, and the path between them and its
+//! egress port; its methods are handed the network (`&mut Net`). Going out, a
 //! socket's packets are pumped (`pump`: what the window, the pacer and the
 //! qdisc's room allow), handed to a core if the host has a CPU model
 //! (`sim::cpu`), and put into the host qdisc (`enqueue_host_packets`), whose
@@ -10,7 +11,10 @@
 //! the qdisc (`on_host_dequeue`).
 
 use super::port::Sent;
-use super::world::World;
+use crate::apps::request_response::RequestResponse;
+use crate::apps::udp_cbr::UdpCbr;
+use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
+use super::network::Net;
 use crate::host::qdisc::ipg::gap::frame_bytes;
 use crate::apps::request_response::ServerAction;
 use crate::engine::event_queue::Event;
@@ -24,6 +28,57 @@ use crate::monitor::busy_idle::BusyIdle;
 use crate::monitor::host_io::HostIo;
 use crate::net::packet::{FlowId, NodeId, Packet, PacketKind};
 use crate::net::queue::{FlowSnapshot, FlowView};
+
+/// The host driver: every host of the run with its sockets, flows and
+/// applications. Its methods are handed the network (`Net`) they send into.
+pub struct Hosts {
+    pub nodes: Vec<Host>,
+    pub sockets: Vec<TcpSocket>,
+    /// Pending SocketTimer event time per socket.
+    pub socket_timer_at: Vec<Option<SimTime>>,
+    /// Which host each socket lives on.
+    pub socket_host: Vec<u32>,
+    pub flows: Vec<FlowEnds>,
+    pub flow_names: Vec<String>,
+    /// Per flow: (initiator socket, acceptor socket) lookup by packet direction.
+    pub udp: Vec<UdpCbr>,
+    /// Client/server exchanges (spec 02 §3.1).
+    pub rr_apps: Vec<RequestResponse>,
+    /// Web workloads (spec 02 §3.2).
+    pub web: Vec<super::web::WebRuntime>,
+    /// UDP bytes delivered per flow.
+    pub udp_delivered: Vec<(u64, u64)>,
+    pub traces: Vec<ConnTrace>,
+    /// Trace index per socket (sender endpoints only).
+    pub socket_trace: Vec<Option<u32>>,
+    pub tcp_cols: TcpColumns,
+    /// Application flags per socket at CPU hosts (`sim::cpu::APP_*`).
+    pub cpu_app: Vec<u8>,
+    /// Scratch buffer for packets produced by a socket (reused, no allocation).
+    pub(super) out: Vec<Packet>,
+}
+
+impl Default for Hosts {
+    fn default() -> Hosts {
+        Hosts {
+            nodes: Vec::new(),
+            sockets: Vec::new(),
+            socket_timer_at: Vec::new(),
+            socket_host: Vec::new(),
+            flows: Vec::new(),
+            flow_names: Vec::new(),
+            udp: Vec::new(),
+            rr_apps: Vec::new(),
+            web: Vec::new(),
+            udp_delivered: Vec::new(),
+            traces: Vec::new(),
+            socket_trace: Vec::new(),
+            tcp_cols: TcpColumns::default(),
+            cpu_app: Vec::new(),
+            out: Vec::with_capacity(64),
+        }
+    }
+}
 
 pub struct Host {
     pub node: NodeId,
@@ -90,44 +145,44 @@ pub fn host_written(sockets: &[TcpSocket], socket_host: &[u32], h: u32) -> u64 {
     sockets.iter().zip(socket_host).filter(|(_, sh)| **sh == h).map(|(s, _)| s.snd.app.written).sum()
 }
 
-impl World {
+impl Hosts {
     /// The transmit step of host `h`'s port `port` (spec 06 §5.2): through
     /// the NIC pipeline when the host has one (`sim::nic`, spec 04 §2.4),
     /// otherwise straight from the host qdisc, which sees the host's sockets
     /// (`SocketView`). A frame that leaves returns its TSQ budget and lets
     /// stalled sockets retry.
-    pub(super) fn kick_host_port(&mut self, h: u32, port: u32) {
-        let now = self.net.now;
-        let has_nic = self.hosts[h as usize].nic.is_some();
+    pub(super) fn kick_host_port(&mut self, net: &mut Net, h: u32, port: u32) {
+        let now = net.now;
+        let has_nic = self.nodes[h as usize].nic.is_some();
         if has_nic {
             // spec 04 §2.4 rule 3: TX completion, the driver and the TX DMA.
-            self.nic_tx_advance(h, port);
+            self.nic_tx_advance(net, h, port);
         }
-        if !self.net.port_may_start(port) {
+        if !net.port_may_start(port) {
             return;
         }
         if has_nic {
-            self.nic_mac_start(h, port);
+            self.nic_mac_start(net, h, port);
             return;
         }
-        let p = &self.net.ports[port as usize];
+        let p = &net.ports[port as usize];
         if let Some(m) = p.monitor {
-            self.net.monitors[m as usize].advance(now, p.queue.stats());
+            net.monitors[m as usize].advance(now, p.queue.stats());
         }
-        if self.hosts[h as usize].io.due(now) {
+        if self.nodes[h as usize].io.due(now) {
             let written = host_written(&self.sockets, &self.socket_host, h);
-            self.hosts[h as usize].io.advance(now, written);
+            self.nodes[h as usize].io.advance(now, written);
         }
-        let p = &mut self.net.ports[port as usize];
+        let p = &mut net.ports[port as usize];
         let polled = p.queue.dequeue(now, &SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps });
-        match self.net.transmit(port, polled) {
+        match net.transmit(port, polled) {
             Sent::Frame(pkt, tx) => {
-                self.on_host_launch(h, &pkt, tx);
-                self.on_host_dequeue(h, &pkt);
+                self.on_host_launch(net, h, &pkt, tx);
+                self.on_host_dequeue(net, h, &pkt);
             }
             Sent::Gap { wire_bytes, frames } => {
-                let ipg = self.net.ports[port as usize].ipg_bytes;
-                self.hosts[h as usize].io.on_gap(frame_bytes(wire_bytes, frames, ipg), wire_bytes, frames);
+                let ipg = net.ports[port as usize].ipg_bytes;
+                self.nodes[h as usize].io.on_gap(frame_bytes(wire_bytes, frames, ipg), wire_bytes, frames);
             }
             Sent::Nothing => {}
         }
@@ -136,19 +191,19 @@ impl World {
     /// A frame that takes `tx` on the line started on host `h`'s wire: its
     /// I/O counters and burstiness diagnostic.
     #[inline]
-    pub(super) fn on_host_launch(&mut self, h: u32, pkt: &Packet, tx: Span) {
-        let host = &mut self.hosts[h as usize];
+    pub(super) fn on_host_launch(&mut self, net: &mut Net, h: u32, pkt: &Packet, tx: Span) {
+        let host = &mut self.nodes[h as usize];
         host.io.on_real(pkt.l2_bytes());
         if let Some(b) = host.busy.as_mut().filter(|_| pkt.is_data()) {
-            b.on_data_frame(self.net.now, pkt.payload_bytes(), tx);
+            b.on_data_frame(net.now, pkt.payload_bytes(), tx);
         }
     }
 
     /// A host NIC took a frame from the qdisc: release TSQ budget and retry
     /// stalled sockets (spec 06 §2.8).
-    pub(super) fn on_host_dequeue(&mut self, h: u32, pkt: &Packet) {
+    pub(super) fn on_host_dequeue(&mut self, net: &mut Net, h: u32, pkt: &Packet) {
         self.tsq_release(pkt);
-        self.restart_stalled(h);
+        self.restart_stalled(net, h);
     }
 
     /// The frame left the qdisc: its TSQ budget returns to its socket.
@@ -159,14 +214,14 @@ impl World {
     }
 
     /// The qdisc has room again: sockets that stalled on it retry.
-    pub(super) fn restart_stalled(&mut self, h: u32) {
-        if !self.hosts[h as usize].stalled.is_empty() {
-            let stalled = std::mem::take(&mut self.hosts[h as usize].stalled);
+    pub(super) fn restart_stalled(&mut self, net: &mut Net, h: u32) {
+        if !self.nodes[h as usize].stalled.is_empty() {
+            let stalled = std::mem::take(&mut self.nodes[h as usize].stalled);
             for s in stalled.iter().copied() {
-                self.pump(s);
+                self.pump(net, s);
             }
             // Reuse the allocation when nothing re-stalled in between.
-            let host = &mut self.hosts[h as usize];
+            let host = &mut self.nodes[h as usize];
             if host.stalled.is_empty() {
                 let mut v = stalled;
                 v.clear();
@@ -175,7 +230,7 @@ impl World {
         }
     }
 
-    pub(super) fn host_receive(&mut self, _h: u32, pkt: Packet) {
+    pub(super) fn host_receive(&mut self, net: &mut Net, _h: u32, pkt: Packet) {
         match pkt.kind {
             PacketKind::Pause => debug_assert!(false, "PAUSE frames end at the MAC"),
             PacketKind::Udp => {
@@ -185,20 +240,20 @@ impl World {
             }
             PacketKind::Tcp => {
                 let Some(s) = self.packet_socket(&pkt, true) else { return };
-                self.trace_catch_up(s);
+                self.trace_catch_up(net, s);
                 let mut out = std::mem::take(&mut self.out);
-                self.sockets[s as usize].on_packet(self.net.now, &pkt, &mut out);
-                self.emit(s, &mut out);
+                self.sockets[s as usize].on_packet(net.now, &pkt, &mut out);
+                self.emit(net, s, &mut out);
                 self.out = out;
                 if pkt.tcp.payload > 0 {
                     // The application on top sees the delivery (spec 02 §3.1, §3.2).
                     match self.flows[pkt.flow as usize] {
-                        FlowEnds::Tcp(TcpFlow { app: Some(a), .. }) => self.on_app_delivery(a),
-                        FlowEnds::Web(wi) => self.on_web_delivery(wi, pkt.tcp.conn),
+                        FlowEnds::Tcp(TcpFlow { app: Some(a), .. }) => self.on_app_delivery(net, a),
+                        FlowEnds::Web(wi) => self.on_web_delivery(net, wi, pkt.tcp.conn),
                         _ => {}
                     }
                 }
-                self.pump(s);
+                self.pump(net, s);
             }
         }
     }
@@ -231,67 +286,67 @@ impl World {
     }
 
     /// Data reached an end of a request/response exchange (spec 02 §3.1).
-    pub(super) fn on_app_delivery(&mut self, a: u32) {
+    pub(super) fn on_app_delivery(&mut self, net: &mut Net, a: u32) {
         let app = &mut self.rr_apps[a as usize];
         let (c, sv) = (app.client as usize, app.server as usize);
-        let action = app.on_delivery(self.net.now, self.sockets[sv].rcv.rcv_nxt, self.sockets[c].rcv.rcv_nxt);
+        let action = app.on_delivery(net.now, self.sockets[sv].rcv.rcv_nxt, self.sockets[c].rcv.rcv_nxt);
         if let ServerAction::Respond(total) = action {
-            self.sockets[sv].snd.app_set_total(self.net.now, total);
-            self.pump(sv as u32);
+            self.sockets[sv].snd.app_set_total(net.now, total);
+            self.pump(net, sv as u32);
         }
     }
 
     /// Let socket `s` send what it may, then queue its packets and arm its timer.
-    pub fn pump(&mut self, s: u32) {
+    pub fn pump(&mut self, net: &mut Net, s: u32) {
         let h = self.socket_host[s as usize];
-        let host = &self.hosts[h as usize];
+        let host = &self.nodes[h as usize];
         let a = self.sockets[s as usize].addr;
         // Packets a core is still building take qdisc room too (spec 04 §2.7).
         let held = host.cpu.as_ref().map_or(0, |c| c.held_packets());
-        let room = self.net.ports[host.port as usize].queue.room_packets(a.flow, a.dir).saturating_sub(held);
+        let room = net.ports[host.port as usize].queue.room_packets(a.flow, a.dir).saturating_sub(held);
         let mut out = std::mem::take(&mut self.out);
-        let lim = self.sockets[s as usize].poll_transmit(self.net.now, room, &mut out);
-        self.emit(s, &mut out);
+        let lim = self.sockets[s as usize].poll_transmit(net.now, room, &mut out);
+        self.emit(net, s, &mut out);
         self.out = out;
         if lim == SndLim::Stall {
-            let st = &mut self.hosts[h as usize].stalled;
+            let st = &mut self.nodes[h as usize].stalled;
             if !st.contains(&s) {
                 st.push(s);
             }
         }
-        self.arm_socket_timer(s);
-        self.trace_observe(s);
+        self.arm_socket_timer(net, s);
+        self.trace_observe(net, s);
     }
 
     /// Queue a socket's packets at its host's qdisc and start the NIC.
-    pub(super) fn emit(&mut self, s: u32, out: &mut Vec<Packet>) {
+    pub(super) fn emit(&mut self, net: &mut Net, s: u32, out: &mut Vec<Packet>) {
         if out.is_empty() {
             return;
         }
         let h = self.socket_host[s as usize];
-        if self.hosts[h as usize].cpu.is_some() {
+        if self.nodes[h as usize].cpu.is_some() {
             // A core builds them first (spec 04 §2.7 rules 1, 3).
-            self.cpu_hold(h, s, out);
+            self.cpu_hold(net, h, s, out);
             return;
         }
-        self.enqueue_host_packets(s, out);
-        let port = self.hosts[h as usize].port;
-        self.kick_port(port);
+        self.enqueue_host_packets(net, s, out);
+        let port = self.nodes[h as usize].port;
+        self.kick_host_port(net, h, port);
     }
 
     /// Put a socket's packets into its host's qdisc (no kick).
-    pub(super) fn enqueue_host_packets(&mut self, s: u32, out: &mut Vec<Packet>) {
+    pub(super) fn enqueue_host_packets(&mut self, net: &mut Net, s: u32, out: &mut Vec<Packet>) {
         let h = self.socket_host[s as usize];
-        let port = self.hosts[h as usize].port;
-        self.net.books.settle_early_drops(self.net.now);
+        let port = self.nodes[h as usize].port;
+        net.books.settle_early_drops(net.now);
         for mut pkt in out.drain(..) {
-            let p = &mut self.net.ports[port as usize];
-            let d = p.quickstart(self.net.now, &mut pkt);
+            let p = &mut net.ports[port as usize];
+            let d = p.quickstart(net.now, &mut pkt);
             debug_assert_eq!(d, Span::ZERO, "hosts have no processing stage (spec 02 §2.5.7 CHOICE)");
             let l3 = pkt.l3_bytes as u64;
             let data = pkt.is_data();
-            let refused = p.queue.enqueue(self.net.now, pkt).err();
-            self.net.books.on_host_emit(l3, data, refused.as_ref().map(|r| r.cause));
+            let refused = p.queue.enqueue(net.now, pkt).err();
+            net.books.on_host_emit(l3, data, refused.as_ref().map(|r| r.cause));
             if let Some(r) = refused {
                 // Full IFQ: pure ACKs and SYNs are dropped and counted (spec 06
                 // §5.2, CHOICE). Data only gets here past fq's horizon, since
@@ -302,78 +357,78 @@ impl World {
         }
     }
 
-    pub(super) fn arm_socket_timer(&mut self, s: u32) {
+    pub(super) fn arm_socket_timer(&mut self, net: &mut Net, s: u32) {
         if let Some(d) = self.sockets[s as usize].next_deadline() {
-            let d = d.max(self.net.now);
+            let d = d.max(net.now);
             let at = &mut self.socket_timer_at[s as usize];
             if at.is_none_or(|t| t > d) {
                 *at = Some(d);
-                self.net.events.push(d, Event::SocketTimer(s));
+                net.events.push(d, Event::SocketTimer(s));
             }
         }
     }
 
-    pub(super) fn on_socket_timer(&mut self, s: u32) {
-        if self.socket_timer_at[s as usize] != Some(self.net.now) {
+    pub(super) fn on_socket_timer(&mut self, net: &mut Net, s: u32) {
+        if self.socket_timer_at[s as usize] != Some(net.now) {
             return; // superseded by an earlier event
         }
         self.socket_timer_at[s as usize] = None;
-        self.trace_catch_up(s);
+        self.trace_catch_up(net, s);
         let mut out = std::mem::take(&mut self.out);
-        self.sockets[s as usize].on_timer(self.net.now, &mut out);
-        self.emit(s, &mut out);
+        self.sockets[s as usize].on_timer(net.now, &mut out);
+        self.emit(net, s, &mut out);
         self.out = out;
-        self.pump(s);
+        self.pump(net, s);
     }
 
-    pub(super) fn on_flow_start(&mut self, f: u32) {
+    pub(super) fn on_flow_start(&mut self, net: &mut Net, f: u32) {
         match self.flows[f as usize] {
             FlowEnds::Tcp(tf) => {
                 let s = tf.initiator;
                 let mut out = std::mem::take(&mut self.out);
-                self.sockets[s as usize].open(self.net.now, &mut out);
-                self.emit(s, &mut out);
+                self.sockets[s as usize].open(net.now, &mut out);
+                self.emit(net, s, &mut out);
                 self.out = out;
-                self.arm_socket_timer(s);
+                self.arm_socket_timer(net, s);
             }
-            FlowEnds::Udp(a) => self.on_app_timer(a),
-            FlowEnds::Web(wi) => self.arm_web_timer(wi),
+            FlowEnds::Udp(a) => self.on_app_timer(net, a),
+            FlowEnds::Web(wi) => self.arm_web_timer(net, wi),
         }
     }
 
-    pub(super) fn on_app_timer(&mut self, a: u32) {
+    pub(super) fn on_app_timer(&mut self, net: &mut Net, a: u32) {
         let app = &mut self.udp[a as usize];
-        let Some(mut pkt) = app.fire(self.net.now) else { return };
+        let Some(mut pkt) = app.fire(net.now) else { return };
         let next = app.next_at;
         let h = app.host;
-        let port = self.hosts[h as usize].port;
-        self.net.books.settle_early_drops(self.net.now);
-        let p = &mut self.net.ports[port as usize];
-        let d = p.quickstart(self.net.now, &mut pkt);
+        let port = self.nodes[h as usize].port;
+        net.books.settle_early_drops(net.now);
+        let p = &mut net.ports[port as usize];
+        let d = p.quickstart(net.now, &mut pkt);
         debug_assert_eq!(d, Span::ZERO, "hosts have no processing stage (spec 02 §2.5.7 CHOICE)");
         let l3 = pkt.l3_bytes as u64;
         // The datagram was emitted either way; a full IFQ drops it (counted).
-        let refused = p.queue.enqueue(self.net.now, pkt).err();
-        self.net.books.on_host_emit(l3, true, refused.map(|r| r.cause));
-        self.kick_port(port);
+        let refused = p.queue.enqueue(net.now, pkt).err();
+        net.books.on_host_emit(l3, true, refused.map(|r| r.cause));
+        self.kick_host_port(net, h, port);
         if let Some(t) = next {
-            self.net.events.push(t, Event::AppTimer(a));
+            net.events.push(t, Event::AppTimer(a));
         }
     }
 
-    pub(super) fn trace_catch_up(&mut self, s: u32) {
+    pub(super) fn trace_catch_up(&mut self, net: &mut Net, s: u32) {
         if let Some(ti) = self.socket_trace[s as usize] {
             let tr = &mut self.traces[ti as usize];
             let (a, b) = (&self.sockets[tr.sender as usize], &self.sockets[tr.receiver as usize]);
-            tr.catch_up(self.net.now, a, b, &mut self.tcp_cols);
+            tr.catch_up(net.now, a, b, &mut self.tcp_cols);
         }
     }
 
-    pub(super) fn trace_observe(&mut self, s: u32) {
+    pub(super) fn trace_observe(&mut self, net: &mut Net, s: u32) {
         if let Some(ti) = self.socket_trace[s as usize] {
             let tr = &mut self.traces[ti as usize];
             let (a, b) = (&self.sockets[tr.sender as usize], &self.sockets[tr.receiver as usize]);
-            tr.observe(self.net.now, a, b, &mut self.tcp_cols);
+            tr.observe(net.now, a, b, &mut self.tcp_cols);
         }
     }
 }

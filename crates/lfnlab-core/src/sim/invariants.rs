@@ -69,8 +69,8 @@ impl World {
         let on_links_frames = self.net.channels.iter().map(|c| c.frames_on_link()).sum::<u64>() - b.control_frames_on_links - waiting_frames;
         let on_links_bytes = self.net.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>() - b.control_bytes_on_links - waiting_bytes;
         // Frames in a host NIC's rings and FIFOs are still queued at that host (spec 04 §2.3).
-        let in_nics: u64 = self.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum::<u64>()
-            + self.hosts.iter().filter_map(|h| h.cpu.as_ref()).map(|c| c.rx_frames_held()).sum::<u64>();
+        let in_nics: u64 = self.hosts.nodes.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum::<u64>()
+            + self.hosts.nodes.iter().filter_map(|h| h.cpu.as_ref()).map(|c| c.rx_frames_held()).sum::<u64>();
         let queued_frames: u64 = port_frames + in_nics + self.switch_frames_held();
         let mut problems = Vec::new();
         if queued_frames != b.queued_frames {
@@ -115,7 +115,7 @@ impl World {
             let placed: Option<u64> = match cause.place() {
                 DropPlace::Queue => Some(self.net.ports.iter().map(|p| p.queue.stats().drops.get(cause)).sum()),
                 DropPlace::Link => Some(self.net.losses.iter().flatten().filter(|l| l.cause() == cause).map(|l| l.dropped).sum()),
-                DropPlace::NicRx => Some(self.hosts.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.rx.stats.fifo_drops).sum()),
+                DropPlace::NicRx => Some(self.hosts.nodes.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.rx.stats.fifo_drops).sum()),
                 DropPlace::Switch => Some(self.switches.iter().map(|s| s.refused_frames).sum()),
                 DropPlace::Hop => None,
                 // A socket's discards are delivered frames, outside the network's books.
@@ -148,22 +148,22 @@ impl World {
         if let Some(p) = ledger.problems.first() {
             return fail("conservation", "network".into(), p.clone());
         }
-        for (f, ends) in self.flows.iter().enumerate() {
+        for (f, ends) in self.hosts.flows.iter().enumerate() {
             let single;
             let pairs: &[(u32, u32)] = match ends {
                 FlowEnds::Tcp(e) => {
                     single = [(e.initiator, e.acceptor)];
                     &single
                 }
-                FlowEnds::Web(w) => &self.web[*w as usize].sockets,
+                FlowEnds::Web(w) => &self.hosts.web[*w as usize].sockets,
                 FlowEnds::Udp(_) => &[],
             };
             for (conn, &(a, b)) in pairs.iter().enumerate() {
                 for (snd, rcv) in [(a, b), (b, a)] {
-                    let (s, r) = (&self.sockets[snd as usize], &self.sockets[rcv as usize]);
+                    let (s, r) = (&self.hosts.sockets[snd as usize], &self.hosts.sockets[rcv as usize]);
                     let (una, max, nxt) = (s.snd.snd_una, s.snd.snd_max, r.rcv.rcv_nxt);
                     if !(una <= nxt && nxt <= max) {
-                        let entity = format!("flow {} connection {conn} socket {snd}", self.flow_names[f]);
+                        let entity = format!("flow {} connection {conn} socket {snd}", self.hosts.flow_names[f]);
                         return fail("tcp", entity, format!("snd_una {una} ≤ rcv_nxt {nxt} ≤ snd_max {max} does not hold"));
                     }
                 }

@@ -1,5 +1,11 @@
 //! Building a world from a resolved scenario and running it.
 //!
+//! A world is the network (`network::Net`: clock, events, books, ports,
+//! channels, monitors) and the drivers of its nodes, each handed the network:
+//! the host driver (`host::Hosts`) and one driver per switch
+//! (`switch::SwitchRuntime`); a router needs no state beyond the network, so
+//! its forwarding path is a method of `Net`.
+//!
 //! A packet's path, file by file: a socket's segments leave through `host`
 //! (pump, the host qdisc; `cpu` and `nic` when the host models them), its
 //! egress `port` transmits them onto a link (`net::link`), `world` hands a

@@ -59,7 +59,7 @@ impl Net {
     pub fn new(end: SimTime, routes: RouteTable) -> Net {
         Net {
             now: SimTime::ZERO,
-            end: end,
+            end,
             events: EventQueue::new(),
             log: EventLog::default(),
             nodes: Vec::new(),
@@ -71,7 +71,7 @@ impl Net {
             channel_monitor: Vec::new(),
             losses: Vec::new(),
             ports: Vec::new(),
-            routes: routes,
+            routes,
             monitors: Vec::new(),
             taps: Vec::new(),
             node_ip_version: Vec::new(),

@@ -5,7 +5,7 @@
 
 use super::host::SocketView;
 use super::network::Net;
-use super::world::World;
+use super::host::Hosts;
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
 use crate::host::nic::bus::Dir;
@@ -37,93 +37,93 @@ impl PortFc {
     }
 }
 
-impl World {
+impl Hosts {
     // ---- receive: link → RX FIFO → bus → host (spec 04 §2.4 rule 2) ----
 
     /// A frame's last bit reached host `h`'s NIC.
-    pub(super) fn nic_rx_arrive(&mut self, h: u32, pkt: Packet) {
-        let now = self.net.now;
+    pub(super) fn nic_rx_arrive(&mut self, net: &mut Net, h: u32, pkt: Packet) {
+        let now = net.now;
         let l3 = pkt.l3_bytes as u64;
-        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+        let nic = self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline");
         if nic.rx.arrive(pkt).is_err() {
             // `rx_fifo_drop`: no room for the frame's L2 bytes (counted by the FIFO).
-            self.net.books.book_drop(now, now, DropCause::RxFifo, l3);
+            net.books.book_drop(now, now, DropCause::RxFifo, l3);
             return;
         }
-        self.net.books.enter_queue(l3);
+        net.books.enter_queue(l3);
         let level = nic.rx.fifo_bytes();
         if let Some(q) = nic.xoff.as_mut().and_then(|g| g.on_level(now, level)) {
-            self.request_pause(h, q);
+            self.request_pause(net, h, q);
         }
-        self.nic_rx_dma_start(h);
+        self.nic_rx_dma_start(net, h);
     }
 
     /// Start the head frame's receive DMA if it may go.
-    fn nic_rx_dma_start(&mut self, h: u32) {
-        let now = self.net.now;
-        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+    fn nic_rx_dma_start(&mut self, net: &mut Net, h: u32) {
+        let now = net.now;
+        let nic = self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline");
         let Some(l2) = nic.rx.dma_candidate() else { return };
         nic.rx.dma_started();
         let done = match nic.bus.as_mut() {
             Some(bus) => bus.reserve(now, l2, Dir::Rx),
             None => now,
         };
-        self.net.events.push(done, Event::NicRxDma(h));
+        net.events.push(done, Event::NicRxDma(h));
     }
 
     /// The head frame is in host memory: TCP input, then the next DMA.
-    pub(super) fn on_nic_rx_dma(&mut self, h: u32) {
-        let now = self.net.now;
-        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+    pub(super) fn on_nic_rx_dma(&mut self, net: &mut Net, h: u32) {
+        let now = net.now;
+        let nic = self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline");
         let pkt = nic.rx.dma_done();
         let level = nic.rx.fifo_bytes();
         if let Some(q) = nic.xoff.as_mut().and_then(|g| g.on_level(now, level)) {
-            self.request_pause(h, q);
+            self.request_pause(net, h, q);
         }
-        if self.hosts[h as usize].cpu.is_some() {
+        if self.nodes[h as usize].cpu.is_some() {
             // The CPU processes the frame later (spec 04 §2.7); its descriptor stays held.
-            self.cpu_rx_ready(h, pkt);
-            self.nic_rx_dma_start(h);
+            self.cpu_rx_ready(net, h, pkt);
+            self.nic_rx_dma_start(net, h);
         } else {
             // No CPU model: the host processes the frame at once.
-            self.nic_rx_processed(h, pkt);
+            self.nic_rx_processed(net, h, pkt);
         }
     }
 
     /// The host processed a received frame: its descriptor is refilled, the
     /// next DMA may start, and TCP takes the frame.
-    pub(super) fn nic_rx_processed(&mut self, h: u32, pkt: Packet) {
-        self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").rx.release_descriptor();
-        self.net.books.leave_queue(pkt.l3_bytes as u64);
-        self.net.books.deliver(pkt.l3_bytes as u64);
-        self.nic_rx_dma_start(h);
-        self.host_receive(h, pkt);
+    pub(super) fn nic_rx_processed(&mut self, net: &mut Net, h: u32, pkt: Packet) {
+        self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline").rx.release_descriptor();
+        net.books.leave_queue(pkt.l3_bytes as u64);
+        net.books.deliver(pkt.l3_bytes as u64);
+        self.nic_rx_dma_start(net, h);
+        self.host_receive(net, h, pkt);
     }
 
     // ---- transmit: qdisc → TX ring → bus → TX FIFO → MAC (rule 3) ----
 
     /// TX completion of the frame that left the MAC, the driver (qdisc → ring)
     /// and the next TX DMA.
-    pub(super) fn nic_tx_advance(&mut self, h: u32, port: u32) {
-        let now = self.net.now;
-        if self.net.ports[port as usize].busy_until <= now {
-            let completed = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.complete();
-            if completed && self.hosts[h as usize].cpu.is_some() {
+    pub(super) fn nic_tx_advance(&mut self, net: &mut Net, h: u32, port: u32) {
+        let now = net.now;
+        if net.ports[port as usize].busy_until <= now {
+            let completed = self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline").tx.complete();
+            if completed && self.nodes[h as usize].cpu.is_some() {
                 // The CPU cleans the completion later (spec 04 §2.7 rule 2).
-                self.cpu_tx_completed(h);
+                self.cpu_tx_completed(net, h);
             }
         }
-        if let Some(m) = self.net.ports[port as usize].monitor {
+        if let Some(m) = net.ports[port as usize].monitor {
             // The bins close before the qdisc changes (as kick_port does without a NIC).
-            self.net.monitors[m as usize].advance(now, self.net.ports[port as usize].queue.stats());
+            net.monitors[m as usize].advance(now, net.ports[port as usize].queue.stats());
         }
         let mut moved = false;
         loop {
-            let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+            let nic = self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline");
             if !nic.tx.has_descriptor() {
                 break;
             }
-            let p = &mut self.net.ports[port as usize];
+            let p = &mut net.ports[port as usize];
             let view = SocketView { sockets: &self.sockets, flows: &self.flows, line_rate_bps: p.rate_bps };
             match p.queue.dequeue(now, &view) {
                 Dequeue::Frame(pkt) => {
@@ -132,7 +132,7 @@ impl World {
                     moved = true;
                 }
                 Dequeue::WaitUntil(t) => {
-                    p.wake(t, port, &mut self.net.events);
+                    p.wake(t, port, &mut net.events);
                     break;
                 }
                 Dequeue::Gap { .. } => {
@@ -142,77 +142,68 @@ impl World {
                 Dequeue::Empty => break,
             }
         }
-        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+        let nic = self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline");
         while let Some(l2) = nic.tx.dma_candidate() {
             nic.tx.dma_started();
             match nic.bus.as_mut() {
                 Some(bus) => {
                     let done = bus.reserve(now, l2, Dir::Tx);
-                    self.net.events.push(done, Event::NicTxDma(h));
+                    net.events.push(done, Event::NicTxDma(h));
                     break;
                 }
                 None => nic.tx.dma_done(),
             }
         }
         if moved {
-            self.restart_stalled(h);
+            self.restart_stalled(net, h);
         }
     }
 
-    pub(super) fn on_nic_tx_dma(&mut self, h: u32) {
-        self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline").tx.dma_done();
-        let port = self.hosts[h as usize].port;
-        self.kick_port(port);
+    pub(super) fn on_nic_tx_dma(&mut self, net: &mut Net, h: u32) {
+        self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline").tx.dma_done();
+        let port = self.nodes[h as usize].port;
+        self.kick_host_port(net, h, port);
     }
 
     /// The MAC is free, not paused, with no PAUSE to send: start the head of
     /// the TX FIFO when the rate cap allows (spec 04 §2.6).
-    pub(super) fn nic_mac_start(&mut self, h: u32, port: u32) {
-        let now = self.net.now;
-        let nic = self.hosts[h as usize].nic.as_mut().expect("a NIC pipeline");
+    pub(super) fn nic_mac_start(&mut self, net: &mut Net, h: u32, port: u32) {
+        let now = net.now;
+        let nic = self.nodes[h as usize].nic.as_mut().expect("a NIC pipeline");
         let Some(ready) = nic.tx.ready_at() else { return };
         if ready > now {
-            self.net.ports[port as usize].wake(ready, port, &mut self.net.events);
+            net.ports[port as usize].wake(ready, port, &mut net.events);
             return;
         }
-        let wire = nic.tx.head_l2().expect("a frame is ready") + self.net.ports[port as usize].framing_bytes as u64;
+        let wire = nic.tx.head_l2().expect("a frame is ready") + net.ports[port as usize].framing_bytes as u64;
         let pkt = nic.tx.start(now, wire);
-        let (busy_until, tx) = self.net.put_on_wire(port, &pkt);
-        self.on_host_launch(h, &pkt, tx);
+        let (busy_until, tx) = net.put_on_wire(port, &pkt);
+        self.on_host_launch(net, h, &pkt, tx);
         // Always wake by the end: TX completion frees a descriptor and FIFO room.
-        self.net.ports[port as usize].wake(busy_until, port, &mut self.net.events);
+        net.ports[port as usize].wake(busy_until, port, &mut net.events);
     }
 
     // ---- PAUSE (spec 04 §2.5) ----
 
     /// Host `h`'s generator asks for PAUSE(q) on its transmit side.
-    fn request_pause(&mut self, h: u32, q: u16) {
-        let port = self.hosts[h as usize].port;
-        let refresh = self.hosts[h as usize].nic.as_ref().and_then(|n| n.xoff.as_ref()).and_then(|g| g.refresh_at());
-        self.net.request_port_pause(port, q, refresh.map(|t| (t, Event::PauseRefresh(h))));
-        self.kick_port(port);
-    }
-
-    /// A PAUSE frame arrived over channel `c`: the far end's port back toward
-    /// the sender obeys it (`Net::on_pause_frame`), and starts again when it
-    /// resumed it.
-    pub(super) fn on_pause_frame(&mut self, c: u32, pkt: Packet) {
-        if let Some(port) = self.net.on_pause_frame(c, pkt) {
-            self.kick_port(port);
-        }
+    fn request_pause(&mut self, net: &mut Net, h: u32, q: u16) {
+        let port = self.nodes[h as usize].port;
+        let refresh = self.nodes[h as usize].nic.as_ref().and_then(|n| n.xoff.as_ref()).and_then(|g| g.refresh_at());
+        net.request_port_pause(port, q, refresh.map(|t| (t, Event::PauseRefresh(h))));
+        self.kick_host_port(net, h, port);
     }
 
     /// Host `h`'s refresh timer (rule 2).
-    pub(super) fn on_pause_refresh(&mut self, h: u32) {
-        let now = self.net.now;
-        let Some(nic) = self.hosts[h as usize].nic.as_mut() else { return };
+    pub(super) fn on_pause_refresh(&mut self, net: &mut Net, h: u32) {
+        let now = net.now;
+        let Some(nic) = self.nodes[h as usize].nic.as_mut() else { return };
         let level = nic.rx.fifo_bytes();
         let Some(g) = nic.xoff.as_mut() else { return };
         if g.refresh_at() != Some(now) {
             return; // superseded
         }
         if let Some(q) = g.on_refresh(now, level) {
-            self.request_pause(h, q);
+            self.request_pause(net, h, q);
         }
     }
 }

@@ -5,7 +5,7 @@
 //! Its transmit step is `Net::kick_port` below: it starts the next frame
 //! when the transmitter is free (`port_may_start`), `transmit` puts what the
 //! queue gave on the line and `launch` a frame on the link. A host's port
-//! takes the same steps from its host (`World::kick_host_port`, `sim::host`).
+//! takes the same steps from its host (`Hosts::kick_host_port`, `sim::host`).
 
 use super::nic::PortFc;
 use super::network::Net;

@@ -2,7 +2,8 @@
 //! connections its users open, carrying out its writes and closes, and
 //! telling it about deliveries and timer expiries.
 
-use super::world::World;
+use super::network::Net;
+use super::host::Hosts;
 use crate::apps::web::{WebAction, WebWorkload};
 use crate::engine::event_queue::Event;
 use crate::engine::rng::Stream;
@@ -62,44 +63,44 @@ impl WebRuntime {
     }
 }
 
-impl World {
-    pub(super) fn on_web_timer(&mut self, wi: u32) {
+impl Hosts {
+    pub(super) fn on_web_timer(&mut self, net: &mut Net, wi: u32) {
         let rt = &mut self.web[wi as usize];
-        if rt.timer_at != Some(self.net.now) {
+        if rt.timer_at != Some(net.now) {
             return;
         }
         rt.timer_at = None;
         let mut acts = std::mem::take(&mut rt.actions);
-        rt.workload.on_timer(self.net.now, &mut acts);
-        self.web_apply(wi, &mut acts);
+        rt.workload.on_timer(net.now, &mut acts);
+        self.web_apply(net, wi, &mut acts);
         self.web[wi as usize].actions = acts;
-        self.arm_web_timer(wi);
+        self.arm_web_timer(net, wi);
     }
 
     /// Data reached an end of Web connection `conn`.
-    pub(super) fn on_web_delivery(&mut self, wi: u32, conn: u32) {
+    pub(super) fn on_web_delivery(&mut self, net: &mut Net, wi: u32, conn: u32) {
         let (c, s) = self.web[wi as usize].sockets[conn as usize];
         let (server_read, client_read) = (self.sockets[s as usize].rcv.rcv_nxt, self.sockets[c as usize].rcv.rcv_nxt);
         let rt = &mut self.web[wi as usize];
         let mut acts = std::mem::take(&mut rt.actions);
-        rt.workload.on_delivery(self.net.now, conn, server_read, client_read, &mut acts);
-        self.web_apply(wi, &mut acts);
+        rt.workload.on_delivery(net.now, conn, server_read, client_read, &mut acts);
+        self.web_apply(net, wi, &mut acts);
         self.web[wi as usize].actions = acts;
-        self.arm_web_timer(wi);
+        self.arm_web_timer(net, wi);
     }
 
-    pub(super) fn arm_web_timer(&mut self, wi: u32) {
+    pub(super) fn arm_web_timer(&mut self, net: &mut Net, wi: u32) {
         let rt = &mut self.web[wi as usize];
         if let Some(d) = rt.workload.next_deadline() {
-            let d = d.max(self.net.now);
+            let d = d.max(net.now);
             if rt.timer_at.is_none_or(|t| t > d) {
                 rt.timer_at = Some(d);
-                self.net.events.push(d, Event::WebTimer(wi));
+                net.events.push(d, Event::WebTimer(wi));
             }
         }
     }
 
-    fn web_apply(&mut self, wi: u32, acts: &mut Vec<WebAction>) {
+    fn web_apply(&mut self, net: &mut Net, wi: u32, acts: &mut Vec<WebAction>) {
         for a in acts.drain(..) {
             match a {
                 WebAction::Open { conn } => {
@@ -110,16 +111,16 @@ impl World {
                     let ci = self.push_socket_pair(client, server, (ch, sh), None);
                     self.web[wi as usize].sockets.push((ci, ci + 1));
                     let mut out = std::mem::take(&mut self.out);
-                    self.sockets[ci as usize].open(self.net.now, &mut out);
-                    self.emit(ci, &mut out);
+                    self.sockets[ci as usize].open(net.now, &mut out);
+                    self.emit(net, ci, &mut out);
                     self.out = out;
-                    self.arm_socket_timer(ci);
+                    self.arm_socket_timer(net, ci);
                 }
                 WebAction::ClientWrite { conn, bytes } | WebAction::ServerWrite { conn, bytes } => {
                     let (c, s) = self.web[wi as usize].sockets[conn as usize];
                     let sock = if matches!(a, WebAction::ClientWrite { .. }) { c } else { s };
-                    self.sockets[sock as usize].snd.app_add(self.net.now, bytes);
-                    self.pump(sock);
+                    self.sockets[sock as usize].snd.app_add(net.now, bytes);
+                    self.pump(net, sock);
                 }
                 WebAction::Close { .. } => {
                     // The application is done with the connection; its sockets

@@ -1,20 +1,20 @@
-//! The world: every component of a run in flat arrays, the event loop, and
-//! the dispatch of a frame that reached a node to that node's kind: a host
-//! (`sim::host`, through `sim::nic` and `sim::cpu` when modelled), a router
-//! (`sim::router`) or a switch (`sim::switch`). Frames leave a node through
-//! its egress port (`sim::port`) onto a link (`net::link`). Only the world
-//! owns the clock; components are called with `now` (STYLE point 2).
+//! The world: the network (`sim::network`: clock, events, books, links,
+//! ports), the node drivers over it, and the event loop that hands each event
+//! to the driver it is for. A frame that reached a node goes to the node's
+//! kind: the host driver (`Hosts`, `sim::host`, through `sim::nic` and
+//! `sim::cpu` when modelled), a router's forwarding path on the network
+//! (`Net::router_receive`, `sim::router`) or the switch's driver
+//! (`SwitchRuntime`, `sim::switch`). Frames leave a node through its egress
+//! port (`sim::port`) onto a link (`net::link`). A driver is handed the
+//! network (`&mut Net`) and reaches no other driver; only the event loop
+//! moves the clock (STYLE point 2).
 
 use crate::engine::event_queue::Event;
 use crate::engine::time::SimTime;
-use crate::host::tcp::socket::TcpSocket;
-use crate::monitor::tcp_trace::{ConnTrace, TcpColumns};
 use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::routing::RouteTable;
-use crate::apps::request_response::RequestResponse;
-use crate::apps::udp_cbr::UdpCbr;
 pub use super::network::Net;
-use super::host::{FlowEnds, Host};
+use super::host::Hosts;
 pub use super::port::{Port, PortQueue};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,34 +25,12 @@ pub enum NodeRole {
     Switch(u32),
 }
 
-/// Every component of a run, indexed by node, port, channel, socket and flow.
+/// A run: the network and the drivers of its nodes.
 pub struct World {
     /// The network every node driver works over (`sim::network`).
     pub net: Net,
-    pub hosts: Vec<Host>,
-    pub sockets: Vec<TcpSocket>,
-    /// Pending SocketTimer event time per socket.
-    pub socket_timer_at: Vec<Option<SimTime>>,
-    /// Which host each socket lives on.
-    pub socket_host: Vec<u32>,
-    pub flows: Vec<FlowEnds>,
-    pub flow_names: Vec<String>,
-    /// Per flow: (initiator socket, acceptor socket) lookup by packet direction.
-    pub udp: Vec<UdpCbr>,
-    /// Client/server exchanges (spec 02 §3.1).
-    pub rr_apps: Vec<RequestResponse>,
-    /// Web workloads (spec 02 §3.2).
-    pub web: Vec<super::web::WebRuntime>,
-    /// UDP bytes delivered per flow.
-    pub udp_delivered: Vec<(u64, u64)>,
-    pub traces: Vec<ConnTrace>,
-    /// Trace index per socket (sender endpoints only).
-    pub socket_trace: Vec<Option<u32>>,
-    pub tcp_cols: TcpColumns,
-    /// Application flags per socket at CPU hosts (`sim::cpu::APP_*`).
-    pub cpu_app: Vec<u8>,
-    /// Scratch buffer for packets produced by a socket (reused, no allocation).
-    pub(super) out: Vec<Packet>,
+    /// The hosts and what runs on them (`sim::host`).
+    pub hosts: Hosts,
     /// Ethernet switches (spec 05).
     pub switches: Vec<super::switch::SwitchRuntime>,
     /// Check every invariant after every event (`sim::invariants`; `BuildOptions`).
@@ -66,21 +44,7 @@ impl World {
     pub fn new(end: SimTime, routes: RouteTable) -> World {
         World {
             net: Net::new(end, routes),
-            hosts: Vec::new(),
-            sockets: Vec::new(),
-            socket_timer_at: Vec::new(),
-            socket_host: Vec::new(),
-            flows: Vec::new(),
-            flow_names: Vec::new(),
-            udp: Vec::new(),
-            rr_apps: Vec::new(),
-            web: Vec::new(),
-            udp_delivered: Vec::new(),
-            traces: Vec::new(),
-            socket_trace: Vec::new(),
-            tcp_cols: TcpColumns::default(),
-            cpu_app: Vec::new(),
-            out: Vec::with_capacity(64),
+            hosts: Hosts::default(),
             switches: Vec::new(),
             check_invariants: false,
             violation: None,
@@ -127,17 +91,17 @@ impl World {
                         self.kick_port(p);
                     }
                 }
-                Event::SocketTimer(s) => self.on_socket_timer(s),
-                Event::AppTimer(a) => self.on_app_timer(a),
-                Event::FlowStart(f) => self.on_flow_start(f),
-                Event::WebTimer(wi) => self.on_web_timer(wi),
+                Event::SocketTimer(s) => self.hosts.on_socket_timer(&mut self.net, s),
+                Event::AppTimer(a) => self.hosts.on_app_timer(&mut self.net, a),
+                Event::FlowStart(f) => self.hosts.on_flow_start(&mut self.net, f),
+                Event::WebTimer(wi) => self.hosts.on_web_timer(&mut self.net, wi),
                 Event::ProcRelease(p) => self.net.on_proc_release(p),
-                Event::NicRxDma(h) => self.on_nic_rx_dma(h),
-                Event::NicTxDma(h) => self.on_nic_tx_dma(h),
-                Event::PauseRefresh(h) => self.on_pause_refresh(h),
+                Event::NicRxDma(h) => self.hosts.on_nic_rx_dma(&mut self.net, h),
+                Event::NicTxDma(h) => self.hosts.on_nic_tx_dma(&mut self.net, h),
+                Event::PauseRefresh(h) => self.hosts.on_pause_refresh(&mut self.net, h),
                 Event::SwitchPauseRefresh(p) => self.net.on_switch_pause_refresh(p),
-                Event::CpuDone(i) => self.on_cpu_done(i / super::cpu::MAX_CORES, i % super::cpu::MAX_CORES),
-                Event::IrqTimer(h) => self.on_irq_timer(h),
+                Event::CpuDone(i) => self.hosts.on_cpu_done(&mut self.net, i / super::cpu::MAX_CORES, i % super::cpu::MAX_CORES),
+                Event::IrqTimer(h) => self.hosts.on_irq_timer(&mut self.net, h),
                 Event::SwitchWake(i) => self.switches[i as usize].on_wake(&mut self.net, i),
             }
             if self.check_invariants {
@@ -179,12 +143,21 @@ impl World {
         }
     }
 
+    /// A PAUSE frame arrived over channel `c`: the far end's port back toward
+    /// the sender obeys it (`Net::on_pause_frame`), and starts again when it
+    /// resumed it.
+    pub(super) fn on_pause_frame(&mut self, c: u32, pkt: Packet) {
+        if let Some(port) = self.net.on_pause_frame(c, pkt) {
+            self.kick_port(port);
+        }
+    }
+
     /// Start the next frame on `port` if it may go: a host's port through its
     /// host (`sim::host`), any other through the network (`sim::port`).
     #[inline]
     pub(super) fn kick_port(&mut self, port: u32) {
         match self.net.ports[port as usize].host {
-            Some(h) => self.kick_host_port(h, port),
+            Some(h) => self.hosts.kick_host_port(&mut self.net, h, port),
             None => self.net.kick_port(port),
         }
     }
@@ -197,11 +170,11 @@ impl World {
                 self.net.router_receive(at, pkt, now);
             }
             NodeRole::Switch(sw) => self.switches[sw as usize].receive(&mut self.net, sw, pkt),
-            NodeRole::Host(h) if self.hosts[h as usize].nic.is_some() => self.nic_rx_arrive(h, pkt),
+            NodeRole::Host(h) if self.hosts.nodes[h as usize].nic.is_some() => self.hosts.nic_rx_arrive(&mut self.net, h, pkt),
             NodeRole::Host(h) => {
                 debug_assert_eq!(pkt.dst, at);
                 self.net.books.deliver(pkt.l3_bytes as u64);
-                self.host_receive(h, pkt);
+                self.hosts.host_receive(&mut self.net, h, pkt);
             }
         }
     }
