@@ -86,8 +86,14 @@ impl TcpHeader {
     /// Carry the sender's window-scale shift `shift` (at most 14).
     #[inline]
     pub fn set_wscale(&mut self, shift: u8) {
+        self.syn_opts = TcpHeader::opts_with_wscale(self.syn_opts, shift);
+    }
+
+    /// The `syn_opts` byte `opts` with the window-scale shift `shift`.
+    #[inline(always)]
+    pub fn opts_with_wscale(opts: u8, shift: u8) -> u8 {
         debug_assert!(shift <= 14, "RFC 7323 §2.3: a shift of at most 14");
-        self.syn_opts = (self.syn_opts & ((1 << WSCALE_BIT) - 1)) | shift << WSCALE_BIT;
+        (opts & ((1 << WSCALE_BIT) - 1)) | shift << WSCALE_BIT
     }
 
     /// The window field in bytes.

@@ -190,7 +190,7 @@ impl Hosts {
 
     /// A frame that takes `tx` on the line started on host `h`'s wire: its
     /// I/O counters and burstiness diagnostic.
-    #[inline]
+    #[inline(always)]
     pub(super) fn on_host_launch(&mut self, net: &mut Net, h: u32, pkt: &Packet, tx: Span) {
         let host = &mut self.nodes[h as usize];
         host.io.on_real(pkt.l2_bytes());

@@ -204,7 +204,7 @@ impl Net {
     /// PAUSE holds it (it wakes when that ends); and a pending PAUSE frame
     /// goes first (spec 04 §2.5: ahead of any data frame not started yet, and
     /// exempt from a pause in effect).
-    #[inline]
+    #[inline(always)]
     pub(super) fn port_may_start(&mut self, port: u32) -> bool {
         let now = self.now;
         let p = &mut self.ports[port as usize];
@@ -227,7 +227,7 @@ impl Net {
 
     /// Put what the port's queue gave (`polled`) on the line and have the
     /// port woken when it can send again. Returns what left.
-    #[inline]
+    #[inline(always)]
     pub(super) fn transmit(&mut self, port: u32, polled: Dequeue) -> Sent {
         let now = self.now;
         let p = &mut self.ports[port as usize];

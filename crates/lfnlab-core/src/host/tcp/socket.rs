@@ -180,9 +180,7 @@ impl TcpSocket {
         ts + sack
     }
 
-    fn packet(&self, mut h: TcpHeader) -> Packet {
-        // The window field of the header is scaled by our shift (RFC 7323 §2.2).
-        h.set_wscale(self.rcv.wscale);
+    fn packet(&self, h: TcpHeader) -> Packet {
         let opts = if h.has(flags::SYN) { 20 } else { self.options_bytes(h.sack_n) };
         Packet {
             flow: self.addr.flow,
@@ -192,7 +190,8 @@ impl TcpSocket {
             dir: self.addr.dir,
             l3_bytes: self.addr.ip_header_bytes + 20 + opts + h.payload as u32 + if h.qs_response[0] != 0 { OPT_BYTES } else { 0 },
             ip: IpFields { ttl: self.addr.ip_ttl, ..IpFields::default() },
-            tcp: TcpHeader { conn: self.addr.conn, ..h },
+            // The window field of the header is scaled by our shift (RFC 7323 §2.2).
+            tcp: TcpHeader { conn: self.addr.conn, syn_opts: TcpHeader::opts_with_wscale(h.syn_opts, self.rcv.wscale), ..h },
             tstamp: SimTime::ZERO,
             ingress: 0,
         }
