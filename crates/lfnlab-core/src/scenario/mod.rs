@@ -27,22 +27,20 @@ pub mod monitor;
 pub mod net;
 mod nodes;
 mod quickstart;
+// The typed stage the core builds from: one configuration per node kind.
+pub mod node_config;
 
 pub use host::cc_params::from_table as cc_params_from_table;
-pub use host::cpu::cpu_config;
-pub use host::memory::memory_model;
-pub use host::nic::{honour_react_quanta, nic_config, switch_xoff_config};
 pub use host::profiles::{default_cc, profile_params, DEFAULT_PROFILE};
-pub use host::qdisc::ipg::ipg_config;
-pub use host::qdisc::tcp_nic::tcp_nic_config;
 pub use host::tcp_params::tcp_config;
 pub use net::burst_red::burst_red_config;
-pub use net::switch::{switch_config, SwitchSpec};
+pub use net::switch::SwitchSpec;
 pub use quickstart::{flow_qs_config, router_qs_config};
 
 pub use emit::to_toml;
 pub use load::{load_file, load_json, load_str};
 pub use model::Scenario;
+pub use node_config::{node_configs, HostConfig, HostQdiscConfig, KindConfig, NodeConfig, Unresolved};
 pub use set::SET_ORIGIN;
 
 /// TCP profile names (spec 06 §2.1), oldest first.

@@ -48,7 +48,7 @@ pub fn resolve(mut s: Scenario, origin: &str) -> Result<Scenario, InputError> {
     super::host::cpu::resolve_host_cpus(&mut s.node, &s.flow, &ctx)?;
     resolve_monitors(&mut s.monitor, &graph, &ctx)?;
     super::monitor::capture::resolve_captures(&mut s.capture, &s.flow, &graph, duration, &ctx)?;
-    super::monitor::bins::check_bin_counts(&s, &ctx)?;
+    super::monitor::bins::check_bin_counts(&s, duration, &ctx)?;
     Ok(s)
 }
 

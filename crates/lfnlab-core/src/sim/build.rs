@@ -26,7 +26,7 @@ use crate::monitor::packet_capture::Capture;
 use crate::monitor::pcap::{PcapTap, TapConfig};
 use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::link::channel::Channel;
-use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader, DEFAULT_IP_TTL};
+use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader};
 use crate::net::proc_stage::ProcStage;
 use crate::host::nic::HostNic;
 use super::nic::PortFc;
@@ -37,7 +37,7 @@ use crate::host::tcp::socket::QsConn;
 use crate::apps::request_response::RequestResponse;
 use crate::apps::web::{Catalogue, CatalogueConfig, HttpVariant, WebModel, WebWorkload};
 use super::web::{ConnTemplate, WebRuntime};
-use crate::host::qdisc::fq::{Fq, FqConfig};
+use crate::host::qdisc::fq::Fq;
 use crate::host::qdisc::ipg::IpgQdisc;
 use crate::host::qdisc::tcp_nic::TcpNicQdisc;
 use crate::net::burst_red::BurstRedQueue;
@@ -45,7 +45,8 @@ use crate::net::eager_fifo::EagerFifo;
 use crate::net::queue::{Fifo, Qdisc, TailLimit};
 use crate::net::routing::RouteTable;
 use crate::scenario;
-use crate::scenario::model::{FlowKind, LossSpec, NodeKind, NodeSpec, QueueSpec, Scenario, TraceMode};
+use crate::scenario::model::{FlowKind, LossSpec, QueueSpec, Scenario, TraceMode};
+use crate::scenario::{HostConfig, HostQdiscConfig, KindConfig, NodeConfig};
 
 /// Router/emulator ports use the standard 12-byte gap (spec 06 §1.2).
 const ROUTER_IPG_BYTES: u32 = 12;
@@ -59,8 +60,8 @@ fn fifo_for(q: Option<&QueueSpec>) -> Fifo {
     }
 }
 
-fn ip_header_bytes(v: Option<u8>) -> u32 {
-    if v == Some(6) { 40 } else { 20 }
+fn ip_header_bytes(ip_version: u8) -> u32 {
+    if ip_version == 6 { 40 } else { 20 }
 }
 
 /// How a world is built, beyond what the scenario says.
@@ -125,6 +126,8 @@ fn unresolved(m: String) -> Error {
 /// The scenario being built and what every stage reads of it.
 struct Ctx<'a> {
     s: &'a Scenario,
+    /// The scenario's nodes, typed per kind (`scenario::node_config`).
+    nodes: Vec<NodeConfig>,
     duration: Span,
     seed: u64,
     index: HashMap<&'a str, usize>,
@@ -134,7 +137,13 @@ impl<'a> Ctx<'a> {
     fn new(s: &'a Scenario) -> Result<Ctx<'a>, Error> {
         let duration = s.sim.duration.ok_or_else(|| unresolved("sim.duration".into()))?.span;
         let index = s.node.iter().enumerate().map(|(i, nd)| (nd.name.as_str(), i)).collect();
-        Ok(Ctx { s, duration, seed: s.sim.seed.unwrap_or(1), index })
+        let nodes = scenario::node_configs(s).map_err(|e| Error::Runtime(e.to_string()))?;
+        Ok(Ctx { s, nodes, duration, seed: s.sim.seed.unwrap_or(1), index })
+    }
+
+    /// The host on node `i`.
+    fn host(&self, i: usize) -> Result<&HostConfig, Error> {
+        self.nodes[i].host().ok_or_else(|| unresolved(format!("node {} is not a host", self.nodes[i].name)))
     }
 
     fn node_of(&self, name: &str) -> Result<usize, Error> {
@@ -173,7 +182,7 @@ struct Links {
 pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
     let cx = Ctx::new(s)?;
     let mut links = links(&cx)?;
-    let forwards: Vec<bool> = s.node.iter().map(|nd| nd.kind != NodeKind::Host).collect();
+    let forwards: Vec<bool> = cx.nodes.iter().map(|nd| nd.host().is_none()).collect();
     let mut w = World::new(SimTime::ZERO + cx.duration, RouteTable::build(&links.adj, &forwards));
     w.net.channel_monitor = vec![None; links.channels.len()];
     // Channels come in pairs per link: 2i (from → to) and 2i + 1 (to → from);
@@ -183,19 +192,19 @@ pub fn build_with(s: &Scenario, opts: BuildOptions) -> Result<World, Error> {
         .collect();
     w.net.channels = std::mem::take(&mut links.channels);
     w.net.losses = std::mem::take(&mut links.losses);
-    w.net.node_names = s.node.iter().map(|nd| nd.name.clone()).collect();
+    w.net.node_names = cx.nodes.iter().map(|nd| nd.name.clone()).collect();
     let switch_nodes = nodes(&cx, &mut w, &mut links)?;
     let node_ports = number_ports(&mut w, &links.ports, s.node.len());
     w.net.ingress_fc = pause_generators(&cx, &w, &node_ports, &links.ports)?;
     for &i in &switch_nodes {
-        let cfg = scenario::switch_config(&s.node[i]).ok_or_else(|| unresolved(format!("node[{i}].switch")))?;
-        w.switches.push(SwitchRuntime::build(i, &s.node[i], cfg, &node_ports[i], &links.ports, &w.net.channels, cx.seed, s.flow.len()));
+        let KindConfig::Switch(sw) = &cx.nodes[i].kind else { return Err(unresolved(format!("node[{i}] is not a switch"))) };
+        w.switches.push(SwitchRuntime::build(i, &cx.nodes[i].name, sw, &node_ports[i], &links.ports, &w.net.channels, cx.seed, s.flow.len()));
     }
     w.net.ports = std::mem::take(&mut links.ports);
     flows(&cx, &mut w)?;
     monitors(&cx, &mut w, &links.egress)?;
     captures(&cx, &mut w, &links.egress)?;
-    w.net.node_ip_version = s.node.iter().map(|nd| nd.ip_version.unwrap_or(4)).collect();
+    w.net.node_ip_version = cx.nodes.iter().map(|nd| nd.host().map_or(4, |h| h.ip_version)).collect();
     fast_paths(&cx, opts, &mut w, &links.fifo_limit);
     Ok(w)
 }
@@ -231,21 +240,21 @@ fn links(cx: &Ctx) -> Result<Links, Error> {
             }
             out.channels.push(chan);
             out.losses.push(if dir == 0 { l.loss.as_ref().map(|ls| link_loss(ls, li, seed)) } else { None });
-            let nd = &s.node[x];
+            let nd = &cx.nodes[x];
             let pi = out.ports.len() as u32;
             out.fifo_limit.push(None);
             // spec 02 §2.5.1: the interface's own table, else the node's.
             let qs_key = if dir == 0 { "quickstart" } else { "reverse_quickstart" };
             let qs_spec = if dir == 0 { l.quickstart.as_ref() } else { l.reverse_quickstart.as_ref() };
-            let qs = match (qs_spec, nd.quickstart.as_ref()) {
-                (Some(q), _) => Some((q, format!("link[{li}].{qs_key}"))),
-                (None, Some(q)) => Some((q, format!("node[{x}].quickstart->{}", s.node[y].name))),
+            let qs = match (qs_spec, nd.quickstart) {
+                (Some(q), _) => Some((scenario::router_qs_config(q), format!("link[{li}].{qs_key}"))),
+                (None, Some(q)) => Some((q, format!("node[{x}].quickstart->{}", cx.nodes[y].name))),
                 (None, None) => None,
             }
-            .map(|(q, name)| Box::new(QsRouter::new(scenario::router_qs_config(q), Stream::derive(seed, &name))));
-            let mut port = if nd.kind == NodeKind::Host {
+            .map(|(q, name)| Box::new(QsRouter::new(q, Stream::derive(seed, &name))));
+            let mut port = if let Some(host) = nd.host() {
                 out.host_port[x] = Some(pi);
-                host_port(nd, x, ch, rate_bps, qs, &cx.index)
+                host_port(nd, host, x, ch, qs)
             } else {
                 let q = if dir == 0 { l.queue.as_ref() } else { l.reverse_queue.as_ref() };
                 let (qdisc, framing_bytes): (Box<dyn Qdisc>, u32) = match q {
@@ -261,7 +270,7 @@ fn links(cx: &Ctx) -> Result<Links, Error> {
                         (Box::new(fifo), PREAMBLE_BYTES + ROUTER_IPG_BYTES)
                     }
                 };
-                router_port(nd, x, ch, rate_bps, qdisc, framing_bytes, qs, &s.node[y].name)
+                router_port(nd, x, ch, rate_bps, qdisc, framing_bytes, qs, &cx.nodes[y].name)
             };
             if let Some(k) = l.loss.as_ref().filter(|_| dir == 0).and_then(|ls| ls.capacity_bad).filter(|k| *k < 1.0) {
                 // spec 04 §2.12 κ_B: the circuit's sending side slows while Bad.
@@ -297,15 +306,15 @@ fn link_loss(ls: &LossSpec, li: usize, seed: u64) -> Loss {
 }
 
 /// A host's egress port (its NIC): the host qdisc at the NIC rate.
-fn host_port(nd: &NodeSpec, x: usize, ch: u32, link_rate_bps: u64, qs: Option<Box<QsRouter>>, index: &HashMap<&str, usize>) -> Port {
-    let rate_bps = nd.nic_rate.map_or(link_rate_bps, |r| r.bps);
+fn host_port(nd: &NodeConfig, host: &HostConfig, x: usize, ch: u32, qs: Option<Box<QsRouter>>) -> Port {
+    let rate_bps = host.nic_rate_bps;
     Port {
         node: x as NodeId,
         channel: ch,
         rate_bps,
-        ipg_bytes: nd.ipg_bytes.unwrap_or(12),
-        framing_bytes: PREAMBLE_BYTES + nd.ipg_bytes.unwrap_or(12),
-        queue: PortQueue::Disc(host_qdisc(nd, rate_bps, index)),
+        ipg_bytes: host.ipg_bytes,
+        framing_bytes: PREAMBLE_BYTES + host.ipg_bytes,
+        queue: PortQueue::Disc(host_qdisc(&host.qdisc)),
         busy_until: SimTime::ZERO,
         wake_at: None,
         host: None,
@@ -316,14 +325,14 @@ fn host_port(nd: &NodeSpec, x: usize, ch: u32, link_rate_bps: u64, qs: Option<Bo
         // Hosts have no processing stage (refused at load, spec 02 §2.5.7 CHOICE).
         proc: None,
         ttl_decrement: 0,
-        fc: scenario::honour_react_quanta(nd).map(|r| Box::new(PortFc::new(rate_bps, Some(r)))),
+        fc: nd.pause_react_quanta.map(|r| Box::new(PortFc::new(rate_bps, Some(r)))),
         bad_rate_bps: None,
     }
 }
 
 /// A router's (or switch's) egress port toward `to`.
 #[allow(clippy::too_many_arguments)]
-fn router_port(nd: &NodeSpec, x: usize, ch: u32, rate_bps: u64, qdisc: Box<dyn Qdisc>, framing_bytes: u32, qs: Option<Box<QsRouter>>, to: &str) -> Port {
+fn router_port(nd: &NodeConfig, x: usize, ch: u32, rate_bps: u64, qdisc: Box<dyn Qdisc>, framing_bytes: u32, qs: Option<Box<QsRouter>>, to: &str) -> Port {
     Port {
         node: x as NodeId,
         channel: ch,
@@ -341,7 +350,7 @@ fn router_port(nd: &NodeSpec, x: usize, ch: u32, rate_bps: u64, qdisc: Box<dyn Q
         proc: qs.as_ref().map(|q| q.config().proc).filter(|p| !p.is_zero()).map(|p| Box::new(ProcStage::new(p.discipline))),
         qs,
         ttl_decrement: 1,
-        fc: scenario::honour_react_quanta(nd).map(|r| Box::new(PortFc::new(rate_bps, Some(r)))),
+        fc: nd.pause_react_quanta.map(|r| Box::new(PortFc::new(rate_bps, Some(r)))),
         bad_rate_bps: None,
     }
 }
@@ -351,21 +360,21 @@ fn router_port(nd: &NodeSpec, x: usize, ch: u32, rate_bps: u64, qdisc: Box<dyn Q
 /// the switch nodes.
 fn nodes(cx: &Ctx, w: &mut World, links: &mut Links) -> Result<Vec<usize>, Error> {
     let mut switch_nodes: Vec<usize> = Vec::new();
-    for (i, nd) in cx.s.node.iter().enumerate() {
-        if nd.kind == NodeKind::Host {
+    for (i, nd) in cx.nodes.iter().enumerate() {
+        if let Some(host) = nd.host() {
             let port = links.host_port[i].ok_or_else(|| unresolved(format!("host {} has no link", nd.name)))?;
             let h = w.hosts.nodes.len() as u32;
             links.ports[port as usize].host = Some(h);
-            let io = HostIo::new(nd.name.clone(), scenario::memory_model(nd));
-            let mut nic = scenario::nic_config(nd).map(|c| Box::new(HostNic::new(&c)));
-            let cpu = scenario::cpu_config(nd).map(|(c, bin)| Box::new(HostCpu::new(c, bin, SimTime::ZERO + cx.duration, Stream::derive(cx.seed, &format!("node[{i}].cpu")))));
+            let io = HostIo::new(nd.name.clone(), host.memory);
+            let mut nic = host.nic.as_ref().map(|c| Box::new(HostNic::new(c)));
+            let cpu = host.cpu.map(|(c, bin)| Box::new(HostCpu::new(c, bin, SimTime::ZERO + cx.duration, Stream::derive(cx.seed, &format!("node[{i}].cpu")))));
             if let (Some(n), Some(_)) = (nic.as_mut(), cpu.as_ref()) {
                 // spec 04 §2.7 rule 2: the poll loop frees transmitted frames' descriptors.
                 n.tx.reclaim_by_cpu = true;
             }
             w.hosts.nodes.push(Host { node: i as NodeId, port, io, stalled: Vec::new(), busy: None, nic, cpu });
             w.net.nodes.push(NodeRole::Host(h));
-        } else if nd.kind == NodeKind::Switch {
+        } else if let KindConfig::Switch(_) = nd.kind {
             w.net.nodes.push(NodeRole::Switch(switch_nodes.len() as u32));
             switch_nodes.push(i);
         } else {
@@ -396,19 +405,19 @@ fn number_ports(w: &mut World, ports: &[Port], n: usize) -> Vec<Vec<u32>> {
 /// (spec 04 §2.5, `sim::switch_fc`).
 fn pause_generators(cx: &Ctx, w: &World, node_ports: &[Vec<u32>], ports: &[Port]) -> Result<Vec<Option<Box<IngressFc>>>, Error> {
     let fc: Vec<Option<Box<IngressFc>>> = cx
-        .s
-        .node
+        .nodes
         .iter()
         .enumerate()
         .map(|(i, nd)| {
-            let (cfg, peers) = scenario::switch_xoff_config(nd)?;
+            let pause = nd.pause_generation()?;
+            let (cfg, peers) = (pause.xoff, &pause.peers);
             let generates = |p: &Port| peers.iter().any(|name| cx.index.get(name.as_str()) == Some(&(w.net.channels[p.channel as usize].to as usize)));
             let accounts: Vec<(u32, u64, bool)> = node_ports[i].iter().map(|&p| (p, ports[p as usize].rate_bps, generates(&ports[p as usize]))).collect();
             Some(Box::new(IngressFc::new(cfg, &accounts)))
         })
         .collect();
     if let Some(i) = (0..fc.len()).find(|&i| fc[i].is_some() && node_ports[i].len() > u8::MAX as usize + 1) {
-        return Err(unresolved(format!("node {} generates PAUSE per ingress port but has more than 256 ports", cx.s.node[i].name)));
+        return Err(unresolved(format!("node {} generates PAUSE per ingress port but has more than 256 ports", cx.nodes[i].name)));
     }
     Ok(fc)
 }
@@ -417,7 +426,7 @@ fn pause_generators(cx: &Ctx, w: &World, node_ports: &[Vec<u32>], ports: &[Port]
 fn host_of(cx: &Ctx, w: &World, node: usize) -> Result<u32, Error> {
     match w.net.nodes[node] {
         NodeRole::Host(h) => Ok(h),
-        _ => Err(unresolved(format!("flow end {} is not a host", cx.s.node[node].name))),
+        _ => Err(unresolved(format!("flow end {} is not a host", cx.nodes[node].name))),
     }
 }
 
@@ -451,8 +460,8 @@ fn tcp_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), (ha, hb)
     let seed = Stream::derive(cx.seed, &format!("flow[{fi}].cc")).next_u64();
     let cc_i = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed }).ok_or_else(|| unresolved(format!("congestion control {cc_name}")))?;
     let cc_a = cc::create(&cc_name, &params, &cc::CreateCtx { basis, seed: seed.rotate_left(1) }).ok_or_else(|| unresolved(format!("congestion control {cc_name}")))?;
-    let mut init = TcpSocket::new(socket_addr(s, fi, a, b, 0), &cfg, cc_i);
-    let mut acc = TcpSocket::new(socket_addr(s, fi, b, a, 1), &cfg, cc_a);
+    let mut init = TcpSocket::new(socket_addr(cx.host(a)?, fi, a, b, 0), &cfg, cc_i);
+    let mut acc = TcpSocket::new(socket_addr(cx.host(b)?, fi, b, a, 1), &cfg, cc_a);
     let si = w.hosts.sockets.len() as u32;
     let app = if rr {
         // spec 02 §3.1: the client writes its request; the server answers once it has it all.
@@ -505,7 +514,7 @@ fn tcp_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), (ha, hb)
     let host = &mut w.hosts.nodes[data_host as usize];
     if trace_mode != TraceMode::Off && host.busy.is_none() && rtt > Span::ZERO {
         let rate = w.net.ports[host.port as usize].rate_bps;
-        host.busy = Some(BusyIdle::new(s.node[data_node].name.clone(), rtt.max(crate::monitor::busy_idle::MIN_WINDOW), rate));
+        host.busy = Some(BusyIdle::new(cx.nodes[data_node].name.clone(), rtt.max(crate::monitor::busy_idle::MIN_WINDOW), rate));
     }
     Ok(())
 }
@@ -538,8 +547,8 @@ fn web_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), (ha, hb)
         cc_name,
         cc_params,
         basis,
-        client: socket_addr(s, fi, a, b, 0),
-        server: socket_addr(s, fi, b, a, 1),
+        client: socket_addr(cx.host(a)?, fi, a, b, 0),
+        server: socket_addr(cx.host(b)?, fi, b, a, 1),
         client_host: ha,
         server_host: hb,
         qs,
@@ -553,7 +562,7 @@ fn web_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), (ha, hb)
 
 /// A `udp_cbr` flow: its source on host `ha`.
 fn udp_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), ha: u32, start: SimTime) -> Result<(), Error> {
-    let (s, f, seed) = (cx.s, &cx.s.flow[fi], cx.seed);
+    let (f, seed) = (&cx.s.flow[fi], cx.seed);
     let rate = f.rate.ok_or_else(|| unresolved(format!("flow[{fi}].rate")))?.bps;
     let stop = SimTime::ZERO + f.stop.map_or(cx.duration, |t| t.span);
     let template = Packet {
@@ -563,7 +572,7 @@ fn udp_flow(cx: &Ctx, w: &mut World, fi: usize, (a, b): (usize, usize), ha: u32,
         kind: PacketKind::Udp,
         dir: 0,
         l3_bytes: f.size.unwrap_or(1500),
-        ip: IpFields { ttl: s.node[a].ip_ttl.unwrap_or(DEFAULT_IP_TTL), ..IpFields::default() },
+        ip: IpFields { ttl: cx.host(a)?.ip_ttl, ..IpFields::default() },
         tcp: TcpHeader::default(),
         tstamp: SimTime::ZERO,
         ingress: 0,
@@ -641,7 +650,7 @@ fn fast_paths(cx: &Ctx, opts: BuildOptions, w: &mut World, fifo_limit: &[Option<
     }
     w.net.early = vec![false; w.net.channels.len()];
     if opts.eager_ports && opts.early_channels {
-        let hosts: Vec<NodeId> = (0..cx.s.node.len()).filter(|&i| cx.s.node[i].kind == NodeKind::Host).map(|i| i as NodeId).collect();
+        let hosts: Vec<NodeId> = (0..cx.nodes.len()).filter(|&i| cx.nodes[i].host().is_some()).map(|i| i as NodeId).collect();
         super::early::mark_early_channels(w, &hosts);
     }
 }
@@ -662,17 +671,17 @@ fn flow_cc(s: &Scenario, fi: usize, cfg: &crate::host::tcp::config::TcpConfig) -
     Ok((name, params, basis))
 }
 
-/// The addressing of flow `fi`'s endpoint on node `local` (connection 0).
-fn socket_addr(s: &Scenario, fi: usize, local: usize, remote: usize, dir: u8) -> Addr {
-    let nd = &s.node[local];
+/// The addressing of flow `fi`'s endpoint on node `local`, host `host`
+/// (connection 0).
+fn socket_addr(host: &HostConfig, fi: usize, local: usize, remote: usize, dir: u8) -> Addr {
     Addr {
         flow: fi as u32,
         dir,
         local: local as NodeId,
         remote: remote as NodeId,
-        ip_header_bytes: ip_header_bytes(nd.ip_version),
-        mtu: nd.mtu.unwrap_or(1500),
-        ip_ttl: nd.ip_ttl.unwrap_or(DEFAULT_IP_TTL),
+        ip_header_bytes: ip_header_bytes(host.ip_version),
+        mtu: host.mtu_bytes,
+        ip_ttl: host.ip_ttl,
         conn: 0,
     }
 }
@@ -704,23 +713,13 @@ fn propagation_rtt(w: &World, from: NodeId, to: NodeId) -> Span {
     Span::ZERO
 }
 
-/// A host's qdisc (spec 06 §5.3): `pfifo` holding `txqueuelen` packets, `fq`,
-/// or `ipg` (spec 01) for a NIC of `line_rate_bps`.
-fn host_qdisc(nd: &NodeSpec, line_rate_bps: u64, index: &HashMap<&str, usize>) -> Box<dyn crate::net::queue::Qdisc> {
-    match nd.qdisc.as_ref() {
-        Some(q) if q.kind == "tcp_nic" => Box::new(TcpNicQdisc::new(scenario::tcp_nic_config(q, line_rate_bps))),
-        Some(q) if q.kind == "ipg" => Box::new(IpgQdisc::new(scenario::ipg_config(q, nd, line_rate_bps, index))),
-        Some(q) if q.kind == "fq" => {
-            let mtu = nd.mtu.unwrap_or(1500) as u64;
-            Box::new(Fq::new(FqConfig {
-                limit_packets: q.limit.unwrap_or(10_000),
-                flow_limit_packets: q.flow_limit.unwrap_or(100),
-                quantum_bytes: q.quantum.map_or(2 * mtu, |b| b.bytes()),
-                initial_quantum_bytes: q.initial_quantum.map_or(10 * mtu, |b| b.bytes()),
-                refill_delay: q.flow_refill_delay.map_or(Span::from_ms(40), |t| t.span()),
-                horizon: q.horizon.map_or(Span::from_secs(10), |t| t.span()),
-            }))
-        }
-        _ => Box::new(Fifo::host_ifq(nd.txqueuelen.unwrap_or(1000) as u64)),
+/// A host's qdisc (spec 06 §5.3): `pfifo`, `fq`, `ipg` (spec 01) or
+/// `tcp_nic` (spec 03 §2.6).
+fn host_qdisc(q: &HostQdiscConfig) -> Box<dyn Qdisc> {
+    match q {
+        HostQdiscConfig::Pfifo { limit_packets } => Box::new(Fifo::host_ifq(*limit_packets)),
+        HostQdiscConfig::Fq(c) => Box::new(Fq::new(*c)),
+        HostQdiscConfig::Ipg(c) => Box::new(IpgQdisc::new((**c).clone())),
+        HostQdiscConfig::TcpNic(c) => Box::new(TcpNicQdisc::new(*c)),
     }
 }

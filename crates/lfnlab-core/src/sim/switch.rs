@@ -12,7 +12,7 @@
 use super::network::Net;
 use super::world::{Port, World};
 use crate::net::link::channel::Channel;
-use crate::scenario::model::NodeSpec;
+use crate::scenario::node_config::SwitchNodeConfig;
 use crate::engine::event_queue::Event;
 use crate::engine::time::{SimTime, Span};
 use crate::net::drop::DropCause;
@@ -48,7 +48,8 @@ impl SwitchRuntime {
     /// the node's port order): every port runs at its link's rate and ports
     /// without a link at the fastest one (they idle).
     #[allow(clippy::too_many_arguments)]
-    pub fn build(i: usize, nd: &NodeSpec, config: SwitchConfig, ports: &[u32], all_ports: &[Port], channels: &[Channel], seed: u64, n_flows: usize) -> SwitchRuntime {
+    pub fn build(i: usize, name: &str, sw: &SwitchNodeConfig, ports: &[u32], all_ports: &[Port], channels: &[Channel], seed: u64, n_flows: usize) -> SwitchRuntime {
+        let config = sw.switch.clone();
         let mut rates: Vec<u64> = ports.iter().map(|&p| all_ports[p as usize].rate_bps).collect();
         let fastest = rates.iter().copied().max().unwrap_or(1_000_000_000);
         rates.resize(config.ports as usize, fastest);
@@ -62,10 +63,10 @@ impl SwitchRuntime {
             })
             .collect();
         let core = SwitchCore::new(&config, &rates, seed, &format!("node[{i}].switch"));
-        let config_name = nd.switch.as_ref().and_then(|sw| sw.config.clone()).unwrap_or_default();
+        let config_name = sw.preset.clone();
         SwitchRuntime {
             node: i as NodeId,
-            name: nd.name.clone(),
+            name: name.to_string(),
             config,
             config_name,
             core,

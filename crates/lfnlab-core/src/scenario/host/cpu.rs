@@ -9,6 +9,7 @@ use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
 use crate::host::cpu::config::{CpuConfig, CpuCosts};
+use crate::scenario::node_config::{need, Unresolved};
 
 const FREQ_GHZ: f64 = 2.2;
 const CORES: u32 = 2;
@@ -105,38 +106,38 @@ fn resolve_cpu(c: &mut CpuSpec, irq: (f64, u32, Span), at: &dyn Fn(&str) -> Stri
     Ok(())
 }
 
-/// The built CPU of a resolved host with one.
-pub fn cpu_config(n: &NodeSpec) -> Option<(CpuConfig, Span)> {
-    let c = n.cpu.as_ref()?;
-    let v = |x: Option<f64>| x.expect("resolved");
-    Some((
+/// The built CPU `c` of a resolved host and its accounting bin; `at` gives
+/// the key path of a key in `c`.
+pub fn cpu_config(c: &CpuSpec, at: &dyn Fn(&str) -> String) -> Result<(CpuConfig, Span), Unresolved> {
+    let v = |x: Option<f64>, key: &str| need(x, || at(key));
+    Ok((
         CpuConfig {
-            freq_ghz: v(c.freq),
-            cores: c.cores.expect("resolved"),
-            irq_core: c.irq_core.expect("resolved"),
-            app_core: c.app_core.expect("resolved"),
-            jitter: v(c.jitter),
+            freq_ghz: v(c.freq, "freq")?,
+            cores: need(c.cores, || at("cores"))?,
+            irq_core: need(c.irq_core, || at("irq_core"))?,
+            app_core: need(c.app_core, || at("app_core"))?,
+            jitter: v(c.jitter, "jitter")?,
             costs: CpuCosts {
-                c_irq: v(c.c_irq),
-                c_seg_tx: v(c.c_seg_tx),
-                c_txc: v(c.c_txc),
-                c_ack_rx: v(c.c_ack_rx),
-                c_sack_blk: v(c.c_sack_blk),
-                c_sack_walk: v(c.c_sack_walk),
-                c_seg_rx: v(c.c_seg_rx),
-                c_ack_tx: v(c.c_ack_tx),
-                c_copy_tx: v(c.c_copy_tx),
-                c_copy_rx: v(c.c_copy_rx),
-                c_csum: v(c.c_csum),
-                c_syscall: v(c.c_syscall),
-                c_app: v(c.c_app),
-                c_mem: v(c.c_mem),
+                c_irq: v(c.c_irq, "c_irq")?,
+                c_seg_tx: v(c.c_seg_tx, "c_seg_tx")?,
+                c_txc: v(c.c_txc, "c_txc")?,
+                c_ack_rx: v(c.c_ack_rx, "c_ack_rx")?,
+                c_sack_blk: v(c.c_sack_blk, "c_sack_blk")?,
+                c_sack_walk: v(c.c_sack_walk, "c_sack_walk")?,
+                c_seg_rx: v(c.c_seg_rx, "c_seg_rx")?,
+                c_ack_tx: v(c.c_ack_tx, "c_ack_tx")?,
+                c_copy_tx: v(c.c_copy_tx, "c_copy_tx")?,
+                c_copy_rx: v(c.c_copy_rx, "c_copy_rx")?,
+                c_csum: v(c.c_csum, "c_csum")?,
+                c_syscall: v(c.c_syscall, "c_syscall")?,
+                c_app: v(c.c_app, "c_app")?,
+                c_mem: v(c.c_mem, "c_mem")?,
             },
-            k_irq: c.k_irq.expect("resolved"),
-            t_irq: c.t_irq.expect("resolved").span(),
-            write_bytes: c.write_size.expect("resolved").bytes(),
-            read_bytes: c.read_size.expect("resolved").bytes(),
+            k_irq: need(c.k_irq, || at("k_irq"))?,
+            t_irq: need(c.t_irq, || at("t_irq"))?.span(),
+            write_bytes: need(c.write_size, || at("write_size"))?.bytes(),
+            read_bytes: need(c.read_size, || at("read_size"))?.bytes(),
         },
-        c.bin.expect("resolved").span(),
+        need(c.bin, || at("bin"))?.span(),
     ))
 }

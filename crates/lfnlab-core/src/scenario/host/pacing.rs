@@ -8,7 +8,9 @@ use crate::scenario::resolve::Ctx;
 use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::time::Span;
 use crate::error::InputError;
+use crate::host::qdisc::fq::FqConfig;
 use crate::host::tcp::config::{FqMode, PacingKind};
+use crate::scenario::node_config::{need, Unresolved};
 
 /// The host qdisc kinds implemented so far (spec 06 §5.3).
 const QDISC_KINDS: &[&str] = &["pfifo", "fq", "ipg", "tcp_nic"];
@@ -154,6 +156,18 @@ pub fn resolve_host_qdiscs(nodes: &mut [NodeSpec], flows: &[FlowSpec], ctx: &Ctx
 }
 
 /// Fills in and checks the keys of an `fq` qdisc.
+/// The typed configuration of a resolved `fq` qdisc.
+pub fn fq_config(q: &QdiscSpec, at: &dyn Fn(&str) -> String) -> Result<FqConfig, Unresolved> {
+    Ok(FqConfig {
+        limit_packets: need(q.limit, || at("limit"))?,
+        flow_limit_packets: need(q.flow_limit, || at("flow_limit"))?,
+        quantum_bytes: need(q.quantum, || at("quantum"))?.bytes(),
+        initial_quantum_bytes: need(q.initial_quantum, || at("initial_quantum"))?.bytes(),
+        refill_delay: need(q.flow_refill_delay, || at("flow_refill_delay"))?.span(),
+        horizon: need(q.horizon, || at("horizon"))?.span(),
+    })
+}
+
 fn resolve_fq(q: &mut QdiscSpec, mtu: u64, at: &dyn Fn(&str) -> String, ctx: &Ctx) -> Result<(), InputError> {
     let limit = *q.limit.get_or_insert(FQ_LIMIT);
     let flow_limit = *q.flow_limit.get_or_insert(FQ_FLOW_LIMIT);

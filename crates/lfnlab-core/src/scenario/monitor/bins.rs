@@ -45,8 +45,8 @@ pub fn series(s: &Scenario) -> Vec<(String, TimeSpan, u64)> {
 
 /// The first series of more than [`MAX_BINS_PER_SERIES`] bins, as an error at
 /// its key path.
-pub fn check_bin_counts(s: &Scenario, ctx: &Ctx) -> Result<(), InputError> {
-    let duration = s.sim.duration.expect("resolved: sim.duration is checked first");
+/// `duration` is the scenario's checked `sim.duration`.
+pub fn check_bin_counts(s: &Scenario, duration: TimeSpan, ctx: &Ctx) -> Result<(), InputError> {
     match series(s).into_iter().find(|(_, _, n)| *n > MAX_BINS_PER_SERIES) {
         None => Ok(()),
         Some((key, bin, n)) => Err(ctx.err(

@@ -16,6 +16,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::scenario::model::{LinkSpec, NodeKind, NodeSpec};
+use crate::scenario::node_config::{need, Unresolved};
 use crate::scenario::resolve::Ctx;
 use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::rng::Stream;
@@ -137,12 +138,13 @@ fn model_name(m: sc::Model) -> &'static str {
     }
 }
 
-/// The configuration a resolved switch node describes.
-pub fn switch_config(n: &NodeSpec) -> Option<SwitchConfig> {
-    let s = n.switch.as_ref()?;
-    let mut c = SwitchConfig::preset(s.config.as_deref()?)?;
-    apply(&mut c, s, &|k| k.to_string(), &Ctx { file: "<resolved>" }).ok()?;
-    Some(c)
+/// The configuration a resolved switch table `s` describes; `at` gives the
+/// key path of a key in `s`.
+pub fn switch_config(s: &SwitchSpec, at: &dyn Fn(&str) -> String) -> Result<SwitchConfig, Unresolved> {
+    let preset = need(s.config.as_deref(), || at("config"))?;
+    let mut c = need(SwitchConfig::preset(preset), || at("config"))?;
+    apply(&mut c, s, at, &Ctx { file: "<resolved>" }).map_err(|e| Unresolved(e.key_path))?;
+    Ok(c)
 }
 
 /// Overrides of `s` on top of `c`.

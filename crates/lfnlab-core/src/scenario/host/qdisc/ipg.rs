@@ -9,6 +9,7 @@ use crate::scenario::units::{ByteSize, Rate};
 use crate::error::InputError;
 use crate::host::qdisc::ipg::{IpgClass, IpgConfig, RateSource, RttEstimator, SizeBasis, SmallGapPolicy};
 use crate::net::packet::NodeId;
+use crate::scenario::node_config::Unresolved;
 
 /// spec 01 §2.3 size limits (wire bytes).
 const GAP_PKT_MAX: u64 = 4096;
@@ -110,36 +111,50 @@ pub fn resolve_ipg(q: &mut QdiscSpec, ni: usize, nodes: &[NodeSpec], ctx: &Ctx) 
     Ok(())
 }
 
-fn class(id: u32, dst: Vec<NodeId>, source: &Option<String>, rate: Option<Rate>) -> IpgClass {
-    IpgClass {
+fn class(id: u32, dst: Vec<NodeId>, source: &Option<String>, rate: Option<Rate>, at: &dyn Fn(&str) -> String) -> Result<IpgClass, Unresolved> {
+    Ok(IpgClass {
         id,
         dst,
-        rate_source: source.as_deref().unwrap_or(RATE_SOURCE).parse().expect("resolved"),
+        rate_source: parsed(source.as_deref().unwrap_or(RATE_SOURCE), || at("rate_source"))?,
         rate_bytes_per_s: rate.map(|r| r.bps as f64 / 8.0),
-    }
+    })
 }
 
-/// The typed configuration of a resolved `ipg` qdisc on host `n` with a NIC of
-/// `line_rate_bps`; `node_index` maps node names to ids.
-pub fn ipg_config(q: &QdiscSpec, n: &NodeSpec, line_rate_bps: u64, node_index: &HashMap<&str, usize>) -> IpgConfig {
-    let mut classes = vec![class(0, Vec::new(), &q.rate_source, q.rate)];
-    for c in q.classes.iter().flatten() {
+/// `text` as a `T`, which resolve has checked it is.
+fn parsed<T: std::str::FromStr>(text: &str, key: impl FnOnce() -> String) -> Result<T, Unresolved> {
+    text.parse().map_err(|_| Unresolved(key()))
+}
+
+/// The typed configuration of a resolved `ipg` qdisc `q` holding
+/// `limit_packets` on a host whose NIC sends at `line_rate_bps` with a gap of
+/// `ipg_bytes`; `node_index` maps node names to ids, `at` gives the key path
+/// of a key in `q`.
+pub fn ipg_config(
+    q: &QdiscSpec,
+    limit_packets: u32,
+    ipg_bytes: u32,
+    line_rate_bps: u64,
+    node_index: &HashMap<&str, usize>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<IpgConfig, Unresolved> {
+    let mut classes = vec![class(0, Vec::new(), &q.rate_source, q.rate, at)?];
+    for (ci, c) in q.classes.iter().flatten().enumerate() {
         let dst = c.dst.iter().filter_map(|d| node_index.get(d.as_str()).map(|&i| i as NodeId)).collect();
-        classes.push(class(c.id, dst, &c.rate_source, c.rate));
+        classes.push(class(c.id, dst, &c.rate_source, c.rate, &|k| at(&format!("classes[{ci}].{k}")))?);
     }
     let get = |v: &Option<String>, d: &str| v.clone().unwrap_or_else(|| d.to_string());
-    IpgConfig {
-        limit_packets: n.txqueuelen.unwrap_or(1000) as u64,
+    Ok(IpgConfig {
+        limit_packets: limit_packets as u64,
         line_rate_bps,
-        ipg_bytes: n.ipg_bytes.unwrap_or(12),
+        ipg_bytes,
         gap_pkt_max_bytes: q.gap_pkt_max.map_or(GAP_PKT_MAX, |b| b.bytes()),
         gap_total_max_bytes: q.gap_total_max.map_or(GAP_TOTAL_MAX, |b| b.bytes()),
         gap_pkt_min_bytes: q.gap_pkt_min.map_or(GAP_PKT_MIN, |b| b.bytes()),
         fixed_gap_bytes: q.fixed_gap.map(|b| b.bytes()),
-        size_basis: get(&q.size_basis, SIZE_BASIS).parse().expect("resolved"),
-        rtt_estimator: get(&q.rtt_estimator, RTT_ESTIMATOR).parse().expect("resolved"),
-        small_gap_policy: get(&q.small_gap_policy, SMALL_GAP_POLICY).parse().expect("resolved"),
+        size_basis: parsed(&get(&q.size_basis, SIZE_BASIS), || at("size_basis"))?,
+        rtt_estimator: parsed(&get(&q.rtt_estimator, RTT_ESTIMATOR), || at("rtt_estimator"))?,
+        small_gap_policy: parsed(&get(&q.small_gap_policy, SMALL_GAP_POLICY), || at("small_gap_policy"))?,
         classes,
-    }
+    })
 }
 
