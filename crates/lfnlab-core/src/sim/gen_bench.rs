@@ -3,16 +3,20 @@
 //! end at hosts. The scenario is built like any other (`build::build`: the
 //! same switch core, seeds, generators and monitors); only the event loop is
 //! replaced. A CBR generator's frames are known in advance (spec 05 §2.5), so
-//! the loop hands the switch core every frame that arrives in the next slice
-//! of time, runs the core through the slice and books what left it. Results
-//! do not depend on how the core is driven (its `advance` contract), so the
+//! the loop hands the switch every frame that arrives in the next slice of
+//! time and takes the switch's one step through the slice
+//! (`SwitchRuntime::accept`, `step`: the driver the event loop uses), and its
+//! `Receivers` book what left. Results do not depend on how far each step
+//! runs the core (its `advance` contract), so the
 //! flows table is the one `sim::run` writes: `gen_bench_tests` checks this
 //! byte for byte for every named configuration.
 //!
 //! A scenario of any other shape is refused with the reason; run it with
 //! `sim::run`.
 
-use super::switch::summary as switch_summary;
+use super::network::Net;
+use super::switch::{summary as switch_summary, SwitchOutputs};
+use crate::net::switch::core::Departure;
 use super::world::{NodeRole, World};
 use crate::engine::time::{SimTime, Span};
 use crate::error::Error;
@@ -230,36 +234,19 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
                 }
                 g.busy_until = start + g.tx;
                 let arrival = g.busy_until + g.delay;
-                pass_monitors(&mut w, g.port, start, arrival, &pkt);
+                pass_monitors(&mut w.net, g.port, start, arrival, &pkt);
                 if arrival > end {
                     elsewhere += 1;
                     continue;
                 }
                 pkt.ingress = g.input as u8;
-                w.switches[0].core.receive(arrival, g.input, g.out, pkt);
+                w.switches[0].accept(arrival, g.input, g.out, pkt);
             }
         }
-        // Nothing not yet received becomes eligible before h.
-        let sw = &mut w.switches[0];
-        sw.core.advance(h);
-        sw.book_refused(|_| {});
-        // Frames that started on an output before h (and by the end).
-        while let Some(d) = w.switches[0].core.pop_departure(SimTime(h.0 - 1)) {
-            if d.start > end {
-                // Computed, but after the end: still in the switch.
-                break;
-            }
-            let port = w.switches[0].ports[d.out];
-            let arrival = d.start + d.tx + w.net.channels[w.net.ports[port as usize].channel as usize].delay;
-            pass_monitors(&mut w, port, d.start, arrival, &d.frame);
-            if arrival > end {
-                elsewhere += 1;
-            } else {
-                let f = &mut flows[d.frame.flow as usize];
-                f.delivered += 1;
-                f.bytes_delivered += d.frame.payload_bytes();
-            }
-        }
+        // Nothing not yet received becomes eligible before h; frames that
+        // started on an output before h (and by the end) reach their hosts.
+        let mut to = Receivers { net: &mut w.net, flows: &mut flows, elsewhere: &mut elsewhere };
+        w.switches[0].step(h, SimTime(h.0 - 1), &mut to);
     }
     for g in &src {
         let app = &w.hosts.udp[g.app];
@@ -303,21 +290,53 @@ pub fn run(s: &Scenario) -> Result<BenchOutput, Error> {
 /// Frame `pkt` starts on `port` at `start` and its last bit reaches the far
 /// end at `arrival`: the egress monitor of the port and the ingress monitor
 /// of its link count it (an ingress count after the end is never made).
-fn pass_monitors(w: &mut World, port: u32, start: SimTime, arrival: SimTime, pkt: &Packet) {
-    let p = &w.net.ports[port as usize];
+fn pass_monitors(net: &mut Net, port: u32, start: SimTime, arrival: SimTime, pkt: &Packet) {
+    let p = &net.ports[port as usize];
     if let Some(m) = p.monitor {
-        let m = &mut w.net.monitors[m as usize];
+        let m = &mut net.monitors[m as usize];
         if !m.ingress {
             m.advance(start, p.queue.stats());
             m.on_frame(start, pkt);
         }
     }
-    if arrival > w.net.end {
+    if arrival > net.end {
         return;
     }
-    if let Some(m) = w.net.channel_monitor[p.channel as usize] {
-        let m = &mut w.net.monitors[m as usize];
-        m.advance(arrival, w.net.ports[m.port as usize].queue.stats());
+    if let Some(m) = net.channel_monitor[p.channel as usize] {
+        let m = &mut net.monitors[m as usize];
+        m.advance(arrival, net.ports[m.port as usize].queue.stats());
         m.on_frame(arrival, pkt);
+    }
+}
+
+/// The bench's side of the switch's outputs: a frame the switch starts goes
+/// over its link to the receiving host, counted by the monitors it passes.
+struct Receivers<'a> {
+    net: &'a mut Net,
+    flows: &'a mut [BenchFlow],
+    /// Frames emitted but not delivered by the end, outside the switch.
+    elsewhere: &'a mut u64,
+}
+
+impl SwitchOutputs for Receivers<'_> {
+    /// Counted per flow by the switch (`SwitchRuntime::dropped_by_flow`).
+    fn refused(&mut self, _: &Packet) {}
+
+    fn depart(&mut self, port: u32, d: Departure<Packet>) -> bool {
+        let end = self.net.end;
+        if d.start > end {
+            // Computed, but after the end: still in the switch.
+            return false;
+        }
+        let arrival = d.start + d.tx + self.net.channels[self.net.ports[port as usize].channel as usize].delay;
+        pass_monitors(self.net, port, d.start, arrival, &d.frame);
+        if arrival > end {
+            *self.elsewhere += 1;
+        } else {
+            let f = &mut self.flows[d.frame.flow as usize];
+            f.delivered += 1;
+            f.bytes_delivered += d.frame.payload_bytes();
+        }
+        true
     }
 }

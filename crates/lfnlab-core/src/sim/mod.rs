@@ -13,9 +13,11 @@
 //! which `early` runs at launch time where nothing can change the outcome),
 //! `switch` (the switch driver; `switch_fc` PAUSE generation) or `host`
 //! again, which gives it to the socket. `books` is the one place a drop is
-//! booked. `build` makes the world and `finish` the run's output, each in
-//! short stages; `web` drives the Web workloads, `invariants` the checks,
-//! `limits` the resource limits.
+//! booked. `build` makes the world from the typed node configurations of
+//! `scenario::node_config`, and `finish` the run's output, each in short
+//! stages; `web` drives the Web workloads, `invariants` the checks, `limits`
+//! the resource limits. `gen_bench` runs a spec 05 generator bench without
+//! the event loop, through the same switch driver and step.
 
 pub mod books;
 pub mod build;

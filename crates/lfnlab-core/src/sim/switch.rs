@@ -18,6 +18,7 @@ use crate::engine::time::{SimTime, Span};
 use crate::net::drop::DropCause;
 use crate::net::packet::{NodeId, Packet};
 use crate::net::routing::NO_ROUTE;
+use crate::net::switch::core::Departure;
 use crate::net::switch::{SwitchConfig, SwitchCore};
 use crate::results::summary::{SwitchPortSummary, SwitchSummary};
 
@@ -93,7 +94,58 @@ impl SwitchRuntime {
     }
 }
 
+/// Where a switch's frames go after its step: the network of the event loop
+/// (`Net`) or the generator bench's own books (`sim::gen_bench`).
+pub trait SwitchOutputs {
+    /// The core refused `frame` (already counted per flow).
+    fn refused(&mut self, frame: &Packet);
+    /// Frame `d` starts on the world port `port`; false stops the hand-over
+    /// (the frame stays unsent).
+    fn depart(&mut self, port: u32, d: Departure<Packet>) -> bool;
+}
+
+impl SwitchOutputs for Net {
+    #[inline]
+    fn refused(&mut self, frame: &Packet) {
+        let l3 = frame.l3_bytes as u64;
+        self.books.leave_queue(l3);
+        self.books.book_drop(self.now, self.now, DropCause::SwitchMemory, l3);
+    }
+
+    #[inline]
+    fn depart(&mut self, port: u32, d: Departure<Packet>) -> bool {
+        if let Some(m) = self.ports[port as usize].monitor {
+            let p = &self.ports[port as usize];
+            self.monitors[m as usize].advance(self.now, p.queue.stats());
+        }
+        self.launch(port, &d.frame, d.tx);
+        true
+    }
+}
+
 impl SwitchRuntime {
+    /// A frame's last bit reaches switch input `input` at `at`, bound for
+    /// switch output `out`.
+    #[inline]
+    pub fn accept(&mut self, at: SimTime, input: usize, out: usize, pkt: Packet) {
+        self.core.receive(at, input, out, pkt);
+    }
+
+    /// The one step of a switch, taken by both of its drivers (the event
+    /// loop's `service` below and the generator bench's time slices): run the
+    /// core through `until`, book the frames it refused, then hand `to` each
+    /// frame that starts on an output at or before `by`, in start order.
+    #[inline]
+    pub fn step(&mut self, until: SimTime, by: SimTime, to: &mut impl SwitchOutputs) {
+        self.core.advance(until);
+        self.book_refused(|frame| to.refused(frame));
+        while let Some(d) = self.core.pop_departure(by) {
+            if !to.depart(self.ports[d.out], d) {
+                break;
+            }
+        }
+    }
+
     /// A frame's last bit reached this switch, switch `s` of the world.
     pub(super) fn receive(&mut self, net: &mut Net, s: u32, pkt: Packet) {
         let port = net.routes.port(self.node, pkt.dst);
@@ -105,7 +157,7 @@ impl SwitchRuntime {
         // The frame is inside the switch until it starts on its output or is refused.
         net.books.enter_queue(pkt.l3_bytes as u64);
         let out = net.port_local[port as usize] as usize;
-        self.core.receive(net.now, pkt.ingress as usize, out, pkt);
+        self.accept(net.now, pkt.ingress as usize, out, pkt);
         self.service(net, s);
     }
 
@@ -139,21 +191,7 @@ impl SwitchRuntime {
             first_head = first_head.min(head.unwrap_or(SimTime::NEVER));
         }
         let until = if safe == SimTime::NEVER { safe } else { safe + self.config.lookup };
-        self.core.advance(until);
-        let books = &mut net.books;
-        self.book_refused(|frame| {
-            let l3 = frame.l3_bytes as u64;
-            books.leave_queue(l3);
-            books.book_drop(now, now, DropCause::SwitchMemory, l3);
-        });
-        while let Some(d) = self.core.pop_departure(now) {
-            let port = self.ports[d.out];
-            if let Some(m) = net.ports[port as usize].monitor {
-                let p = &net.ports[port as usize];
-                net.monitors[m as usize].advance(now, p.queue.stats());
-            }
-            net.launch(port, &d.frame, d.tx);
-        }
+        self.step(until, now, net);
         let mut wake = self.core.next_departure().unwrap_or(SimTime::NEVER);
         let t = self.core.next_time();
         // Work the core holds can start nothing on a line before t, and at a wake
