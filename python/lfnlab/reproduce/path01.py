@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
 from .measure import WIRE_OVERHEAD_BYTES
@@ -81,48 +82,34 @@ def path_scenario(
     ``monitor_bin_s`` adds monitor M (500 µs in the paper), ``queue_bin_s`` a monitor on the
     emulator FIFO (its drops per bin).
     """
-    host: dict[str, Any] = {"name": "snd", "kind": "host", "mtu": 1500, "nic_rate": "1Gbps", "txqueuelen": 1000}
-    if pacing == "gap_packets":
-        host["qdisc"] = dict(qdisc) if qdisc is not None else ipg_qdisc()
-    elif qdisc is not None:
+    if pacing != "gap_packets" and qdisc is not None:
         raise ValueError("qdisc applies to gap_packets pacing")
-    flow: dict[str, Any] = {
-        "name": FLOW,
-        "kind": "tcp_bulk",
-        "from": "snd",
-        "to": "rcv",
-        "cc": cc,
-        "profile": PROFILE,
-        "sndbuf": q.size(sndbuf_bytes),
-        "rcvbuf": q.size(rcvbuf_bytes),
-        "tcp": {**HOST_TCP, **(tcp or {})},
-        "pacing": {"kind": pacing},
-    }
-    if cc_params:
-        flow["cc_params"] = dict(cc_params)
-    sim: dict[str, Any] = {"name": name, "duration": q.time(duration_s), "seed": seed}
-    sim["trace"] = {"mode": "bin", "bin": q.time(trace_bin_s)} if trace_bin_s is not None else {"mode": "bin", "bin": "100ms"}
-    monitors = []
+    trace = b.Trace(mode="bin", bin=q.time(trace_bin_s) if trace_bin_s is not None else "100ms")
+    net = b.Network(b.Sim(name, duration=q.time(duration_s), seed=seed, trace=trace))
+    host_qdisc = (dict(qdisc) if qdisc is not None else ipg_qdisc()) if pacing == "gap_packets" else None
+    snd = net.add(b.Host("snd", mtu=1500, nic_rate="1Gbps", txqueuelen=1000, qdisc=host_qdisc))
+    wan = net.add(b.Emulator("wan"))
+    rcv = net.add(b.Host("rcv", mtu=1500, profile=PROFILE))
+    net.add(b.Link(snd, wan, rate="1Gbps", delay="0s"))
+    # Reverse path at line rate, no queue limit (spec 01 §2.8).
+    net.add(b.Link(wan, rcv, rate=q.rate(c_bytes_per_s * 8), delay=q.time(rtt_s / 2.0), reverse_rate="1Gbps", queue=b.DropTail(limit=q.size(buffer_bytes))))
+    net.add(
+        b.Flow(
+            FLOW,
+            snd,
+            rcv,
+            kind="tcp_bulk",
+            cc=cc,
+            profile=PROFILE,
+            sndbuf=q.size(sndbuf_bytes),
+            rcvbuf=q.size(rcvbuf_bytes),
+            tcp={**HOST_TCP, **(tcp or {})},
+            cc_params=cc_params or None,
+            pacing={"kind": pacing},
+        )
+    )
     if monitor_bin_s is not None:
-        monitors.append({"link": MONITOR_M, "bin": q.time(monitor_bin_s), "point": "ingress"})
+        net.add(b.Monitor(snd, wan, bin=q.time(monitor_bin_s), point="ingress"))
     if queue_bin_s is not None:
-        monitors.append({"link": BOTTLENECK, "bin": q.time(queue_bin_s)})
-    d: dict[str, Any] = {
-        "sim": sim,
-        "node": [host, {"name": "wan", "kind": "emulator"}, {"name": "rcv", "kind": "host", "mtu": 1500, "profile": PROFILE}],
-        "link": [
-            {"from": "snd", "to": "wan", "rate": "1Gbps", "delay": "0s"},
-            {
-                "from": "wan",
-                "to": "rcv",
-                "rate": q.rate(c_bytes_per_s * 8),
-                "delay": q.time(rtt_s / 2.0),
-                # Reverse path at line rate, no queue limit (spec 01 §2.8).
-                "reverse_rate": "1Gbps",
-                "queue": {"kind": "droptail", "limit": q.size(buffer_bytes)},
-            },
-        ],
-        "flow": [flow],
-        "monitor": monitors,
-    }
-    return Scenario.from_dict(d, origin=f"<{name}>")
+        net.add(b.Monitor(wan, rcv, bin=q.time(queue_bin_s)))
+    return net.scenario()

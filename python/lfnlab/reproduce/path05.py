@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .. import build as b
 from ..scenario import Scenario
 
 __all__ = ["LINE_BPS", "l2_line_mbps", "frame_time_s", "period_s", "phase_ns", "bench_dict", "bench_scenario", "wire_bytes"]
@@ -86,33 +87,31 @@ def bench_dict(
     instead of CBR (spec 05 §2.5 rule 2: a line-rate CBR source that stops after N frames).
     ``generator_monitor`` adds monitors on the generator links (what each channel sent)."""
     offsets = _rng(seed).uniform(-GEN_CLOCK_PPM, GEN_CLOCK_PPM, size=3)[1:] if independent_clocks else np.zeros(2)
-    hosts = [{"name": n, "kind": "host"} for n in ("ch2", "ch3", "ch0")]
-    flows: list[dict[str, Any]] = []
+    ch2, ch3, ch0 = b.Host("ch2"), b.Host("ch3"), b.Host("ch0")
+    dut = b.Switch("dut", switch={"config": config, **(switch or {})})
+    net = b.Network(b.Sim(name, duration=f"{round(duration_s * 1e3)}ms", seed=seed, trace=b.Trace(mode="off")))
+    for node in (ch2, ch3, dut, ch0):
+        net.add(node)
+    for a, z in ((ch2, dut), (ch3, dut), (dut, ch0)):
+        net.add(b.Link(a, z, rate="1Gbps", delay="0ns"))
     if tc1_mbps > 0:
-        flows.append({"name": "flow1", "kind": "udp_cbr", "from": "ch2", "to": "ch0", "rate": f"{_tc_bps(tc1_mbps, offsets[0])}bps", "size": l3_bytes})
+        net.add(b.Flow("flow1", ch2, ch0, kind="udp_cbr", rate=f"{_tc_bps(tc1_mbps, offsets[0])}bps", size=l3_bytes))
     if burst2 is not None:
         n, t_b = burst2
         start_ns = int(round(t_b * 1e9))
         stop_ns = start_ns + int(math.ceil((n - 0.5) * frame_time_s(l3_bytes) * 1e9))
-        flows.append({"name": "flow2", "kind": "udp_cbr", "from": "ch3", "to": "ch0", "rate": "1Gbps", "size": l3_bytes,
-                      "start": f"{start_ns}ns", "stop": f"{stop_ns}ns"})
+        net.add(b.Flow("flow2", ch3, ch0, kind="udp_cbr", rate="1Gbps", size=l3_bytes, start=f"{start_ns}ns", stop=f"{stop_ns}ns"))
     elif tc2_mbps > 0:
-        flows.append({"name": "flow2", "kind": "udp_cbr", "from": "ch3", "to": "ch0", "rate": f"{_tc_bps(tc2_mbps, offsets[1])}bps",
-                      "size": l3_bytes, "start": f"{phase_ns(seed, l3_bytes, tc2_mbps)}ns"})
+        rate2 = f"{_tc_bps(tc2_mbps, offsets[1])}bps"
+        net.add(b.Flow("flow2", ch3, ch0, kind="udp_cbr", rate=rate2, size=l3_bytes, start=f"{phase_ns(seed, l3_bytes, tc2_mbps)}ns"))
     # The monitor counts a frame when its last bit reaches CH0 (spec 05 §2.6 t_obs).
-    monitor: dict[str, Any] = {"link": "dut->ch0", "bin": f"{round(bin_s * 1e6)}us", "point": "ingress"}
-    if capture_packets:
-        monitor["capture_packets"] = capture_packets
-        monitor["capture_from"] = f"{round(capture_from_s * 1e9)}ns"
-    sent = [{"link": f"{ch}->dut", "bin": monitor["bin"]} for ch in ("ch2", "ch3")]
-    monitors = [monitor] + (sent if generator_monitor else [])
-    return {
-        "sim": {"name": name, "duration": f"{round(duration_s * 1e3)}ms", "seed": seed, "trace": {"mode": "off"}},
-        "node": hosts[:2] + [{"name": "dut", "kind": "switch", "switch": {"config": config, **(switch or {})}}] + hosts[2:],
-        "link": [{"from": a, "to": b, "rate": "1Gbps", "delay": "0ns"} for a, b in (("ch2", "dut"), ("ch3", "dut"), ("dut", "ch0"))],
-        "flow": flows,
-        "monitor": monitors,
-    }
+    bin_text = f"{round(bin_s * 1e6)}us"
+    capture = {"capture_packets": capture_packets, "capture_from": f"{round(capture_from_s * 1e9)}ns"} if capture_packets else {}
+    net.add(b.Monitor(dut, ch0, bin=bin_text, point="ingress", **capture))
+    if generator_monitor:
+        net.add(b.Monitor(ch2, dut, bin=bin_text))
+        net.add(b.Monitor(ch3, dut, bin=bin_text))
+    return net.to_dict()
 
 
 def bench_scenario(name: str, **keys: Any) -> Scenario:

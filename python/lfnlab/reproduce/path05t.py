@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
 
@@ -36,19 +37,24 @@ TXQUEUELEN = 5000
 CABLE_DELAY_S = 50e-9
 
 
-def _host(name: str) -> dict[str, Any]:
-    return {"name": name, "kind": "host", "mtu": 1500, "txqueuelen": TXQUEUELEN, "bus": {"model": "none"}, "cpu": {}}
+def _host(name: str) -> b.Host:
+    return b.Host(name, mtu=1500, txqueuelen=TXQUEUELEN, keys={"bus": {"model": "none"}, "cpu": {}})
 
 
-def _flow(name: str, src: str, dst: str, start_s: float, cc: str, sack: bool) -> dict[str, Any]:
-    f: dict[str, Any] = {
-        "name": name, "kind": "tcp_bulk", "from": src, "to": dst, "cc": cc, "profile": "linux-2.6", "sndbuf": BUFFER,
-        "rcvbuf": BUFFER, "start": q.time(start_s),
-        "tcp": {"sack": sack, "send_stall_policy": "cwr_gradual", "buffer_semantics": "kernel"},
-    }
-    if cc == "bic":
-        f["cc_params"] = {"variant": "linux"}
-    return f
+def _flow(name: str, src: b.Host, dst: b.Host, start_s: float, cc: str, sack: bool) -> b.Flow:
+    return b.Flow(
+        name,
+        src,
+        dst,
+        kind="tcp_bulk",
+        cc=cc,
+        profile="linux-2.6",
+        sndbuf=BUFFER,
+        rcvbuf=BUFFER,
+        start=q.time(start_s),
+        tcp={"sack": sack, "send_stall_policy": "cwr_gradual", "buffer_semantics": "kernel"},
+        cc_params={"variant": "linux"} if cc == "bic" else None,
+    )
 
 
 def tcp_bench_dict(
@@ -69,22 +75,20 @@ def tcp_bench_dict(
     if cc not in ("bic", "newreno"):
         raise ValueError(f"cc: expected 'bic' or 'newreno', got {cc!r}")
     cable = q.time(CABLE_DELAY_S)
-    links = [
-        {"from": "s1", "to": "dut", "phy": "1g", "delay": cable},
-        {"from": "s2", "to": "dut", "phy": "1g", "delay": cable},
-        {"from": "dut", "to": "m", "phy": "1g", "delay": cable},
-        {"from": "m", "to": "ns", "phy": "1g", "delay": q.time(rtt_s / 2.0 + CABLE_DELAY_S)},
-        {"from": "ns", "to": "r1", "phy": "1g", "delay": cable},
-        {"from": "ns", "to": "r2", "phy": "1g", "delay": cable},
-    ]
-    return {
-        "sim": {"name": name, "duration": q.time(duration_s), "seed": seed, "trace": {"mode": "bin", "bin": q.time(bin_s)}},
-        "node": [_host("s1"), _host("s2"), {"name": "dut", "kind": "switch", "switch": {"config": config, **(switch or {})}},
-                 {"name": "m", "kind": "router"}, {"name": "ns", "kind": "router"}, _host("r1"), _host("r2")],
-        "link": links,
-        "flow": [_flow("flow1", "s1", "r1", 0.0, cc, sack), _flow("flow2", "s2", "r2", flow2_start_s, cc, sack)],
-        "monitor": [{"link": AT_M, "bin": q.time(bin_s)}],
-    }
+    net = b.Network(b.Sim(name, duration=q.time(duration_s), seed=seed, trace=b.Trace(mode="bin", bin=q.time(bin_s))))
+    s1, s2 = net.add(_host("s1")), net.add(_host("s2"))
+    dut = net.add(b.Switch("dut", switch={"config": config, **(switch or {})}))
+    m, ns = net.add(b.Router("m")), net.add(b.Router("ns"))
+    r1, r2 = net.add(_host("r1")), net.add(_host("r2"))
+    for x, y in ((s1, dut), (s2, dut), (dut, m)):
+        net.add(b.Link(x, y, phy="1g", delay=cable))
+    net.add(b.Link(m, ns, phy="1g", delay=q.time(rtt_s / 2.0 + CABLE_DELAY_S)))
+    for x, y in ((ns, r1), (ns, r2)):
+        net.add(b.Link(x, y, phy="1g", delay=cable))
+    net.add(_flow("flow1", s1, r1, 0.0, cc, sack))
+    net.add(_flow("flow2", s2, r2, flow2_start_s, cc, sack))
+    net.add(b.Monitor(m, ns, bin=q.time(bin_s)))
+    return net.to_dict()
 
 
 def tcp_bench_scenario(name: str, **keys: Any) -> Scenario:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
 
@@ -76,45 +77,26 @@ def path_scenario(
     ``tcp`` overrides of the profile, ``loss`` the bottleneck link's loss table,
     ``trace`` the ``sim.trace`` table, ``monitor_bin_s`` adds a monitor on ``r->rcv``.
     """
-    bottleneck: dict[str, Any] = {
-        "from": "r",
-        "to": "rcv",
-        "rate": q.rate(rate_bps),
-        "delay": q.time(rtt_s / 2.0),
-        "queue": dict(queue),
-    }
-    if loss is not None:
-        bottleneck["loss"] = dict(loss)
-    flow: dict[str, Any] = {
-        "name": FLOW,
-        "kind": "tcp_bulk",
-        "from": "snd",
-        "to": "rcv",
-        "cc": cc,
-        "profile": profile,
-        "sndbuf": q.size(sndbuf_bytes),
-        "rcvbuf": q.size(rcvbuf_bytes),
-    }
-    if tcp:
-        flow["tcp"] = dict(tcp)
-    if transfer_bytes is not None:
-        flow["bytes"] = q.size(transfer_bytes)
-    sim: dict[str, Any] = {"name": name, "duration": q.time(duration_s), "seed": seed}
-    if trace is not None:
-        sim["trace"] = dict(trace)
-    d: dict[str, Any] = {
-        "sim": sim,
-        "node": [
-            {"name": "snd", "kind": "host", "mtu": 1500},
-            {"name": "r", "kind": "router"},
-            {"name": "rcv", "kind": "host", "mtu": 1500},
-        ],
-        "link": [
-            {"from": "snd", "to": "r", "rate": q.rate(ACCESS_FACTOR * rate_bps), "delay": "0s"},
-            bottleneck,
-        ],
-        "flow": [flow],
-    }
+    net = b.Network(b.Sim(name, duration=q.time(duration_s), seed=seed, keys=None if trace is None else {"trace": dict(trace)}))
+    snd = net.add(b.Host("snd", mtu=1500))
+    r = net.add(b.Router("r"))
+    rcv = net.add(b.Host("rcv", mtu=1500))
+    net.add(b.Link(snd, r, rate=q.rate(ACCESS_FACTOR * rate_bps), delay="0s"))
+    net.add(b.Link(r, rcv, rate=q.rate(rate_bps), delay=q.time(rtt_s / 2.0), queue=queue, loss=loss))
+    net.add(
+        b.Flow(
+            FLOW,
+            snd,
+            rcv,
+            kind="tcp_bulk",
+            cc=cc,
+            profile=profile,
+            sndbuf=q.size(sndbuf_bytes),
+            rcvbuf=q.size(rcvbuf_bytes),
+            tcp=tcp or None,
+            bytes=None if transfer_bytes is None else q.size(transfer_bytes),
+        )
+    )
     if monitor_bin_s is not None:
-        d["monitor"] = [{"link": BOTTLENECK, "bin": q.time(monitor_bin_s)}]
-    return Scenario.from_dict(d, origin=f"<{name}>")
+        net.add(b.Monitor(r, rcv, bin=q.time(monitor_bin_s)))
+    return net.scenario()

@@ -9,37 +9,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Union
 
+# The scenario strings are the public builder's (lfnlab.build).
+from ..build import rate, size, time
+
 __all__ = ["rate", "size", "time", "show_rate", "show_time", "show_size", "describe"]
-
-
-def _whole(value: float, what: str) -> int:
-    n = round(value)
-    if abs(value - n) > 1e-6 * max(1.0, abs(value)):
-        raise ValueError(f"{what} {value!r} is not a whole number")
-    return int(n)
-
-
-def rate(bps: float) -> str:
-    """``1e9`` → ``"1Gbps"``."""
-    n = _whole(bps, "rate in bit/s")
-    for factor, unit in ((10**9, "Gbps"), (10**6, "Mbps"), (10**3, "kbps")):
-        if n % factor == 0:
-            return f"{n // factor}{unit}"
-    return f"{n}bps"
-
-
-def size(nbytes: float) -> str:
-    """``6.25e6`` → ``"6250000B"`` (bytes, no prefix: exact and unambiguous)."""
-    return f"{_whole(nbytes, 'size in bytes')}B"
-
-
-def time(seconds: float) -> str:
-    """``0.025`` → ``"25ms"``."""
-    ns = _whole(seconds * 1e9, "time in ns")
-    for factor, unit in ((10**9, "s"), (10**6, "ms"), (10**3, "us")):
-        if ns % factor == 0:
-            return f"{ns // factor}{unit}"
-    return f"{ns}ns"
 
 
 def show_rate(bps: float) -> str:
