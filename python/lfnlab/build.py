@@ -134,6 +134,14 @@ class Host:
     profile: Optional[str] = None
     tcp: Optional[Table] = None
     pacing: Optional[Table] = None
+    #: The Quick-Start router function on the host's egress (spec 02 §2.5).
+    quickstart: Optional[Table] = None
+    #: The NIC pipeline (spec 04 §2.4–2.6), e.g. ``{"profile": "chelsio_t110"}``.
+    nic: Optional[Table] = None
+    #: 802.3x PAUSE (spec 04 §2.5): ``{"send": True, "honour": True}``.
+    fc: Optional[Table] = None
+    #: The host CPU of spec 04 §2.7 (``{}``: every key at its default).
+    cpu: Optional[Table] = None
     keys: Optional[Table] = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,6 +153,8 @@ class Router:
     """``[[node]] kind = "router"``: forwards through one drop-tail queue per link (TTL −1)."""
 
     name: str
+    #: 802.3x PAUSE of its ports (spec 04 §2.5): ``honour``, and ``send`` per ingress port.
+    fc: Optional[Table] = None
     keys: Optional[Table] = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -298,6 +308,7 @@ class Network:
                 d[key] = [x.to_dict() for x in items]
         return d
 
-    def scenario(self, set: Sets = None) -> Scenario:
-        """The scenario, loaded and resolved by the core (errors name ``<sim.name>`` and the key path)."""
-        return Scenario.from_dict(self.to_dict(), set, origin=f"<{self.sim.name}>")
+    def scenario(self, set: Sets = None, *, origin: Optional[str] = None) -> Scenario:
+        """The scenario, loaded and resolved by the core; errors name ``origin`` (default
+        ``<sim.name>``) and the key path."""
+        return Scenario.from_dict(self.to_dict(), set, origin=origin if origin is not None else f"<{self.sim.name}>")

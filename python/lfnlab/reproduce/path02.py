@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
 
@@ -169,21 +170,19 @@ def t0_scenario(
         raise ValueError("ssthresh_policy and rate_code apply to mode 'qs' only")
     if capture_packets and monitor_bin_s is None:
         raise ValueError("capture_packets needs the monitor (monitor_bin_s)")
-    flow: dict[str, Any] = {"name": FLOW, "kind": "request_response", "from": CLIENT, "to": SERVER, **_tcp_keys(cc)}
+    keys: dict[str, Any] = {}
     if response_bytes is not None:
-        flow["response"] = q.size(response_bytes)
+        keys["response"] = q.size(response_bytes)
     if mode == "qs":
         # spec 02 §4.1: request in the SYN/ACK (on_connect), HZ = 1000, M = 3 (the defaults).
-        flow["quickstart"] = {"rate_code": rate_code, "ssthresh_policy": ssthresh_policy, "hz": 1000, "chunk_min": 3}
-    d = _t0_dict(name, rtt_s=rtt_s, duration_s=duration_s, seed=seed, rate_bps=rate_bps, thresh=1.0, txqueuelen=txqueuelen)
-    d["sim"]["trace"] = {"mode": "off"} if trace_bin_s is None else {"mode": "bin", "bin": q.time(trace_bin_s)}
-    d["flow"] = [flow]
+        keys["quickstart"] = {"rate_code": rate_code, "ssthresh_policy": ssthresh_policy, "hz": 1000, "chunk_min": 3}
+    trace = b.Trace(mode="off") if trace_bin_s is None else b.Trace(mode="bin", bin=q.time(trace_bin_s))
+    net, server, client = _t0_network(name, rtt_s=rtt_s, duration_s=duration_s, seed=seed, rate_bps=rate_bps, thresh=1.0, txqueuelen=txqueuelen, trace=trace)
+    net.add(b.Flow(FLOW, client, server, kind="request_response", **_tcp_keys(cc), keys=keys))
     if monitor_bin_s is not None:
-        m: dict[str, Any] = {"link": DATA_LINK, "point": "ingress", "bin": q.time(monitor_bin_s)}
-        if capture_packets:
-            m["capture_packets"] = int(capture_packets)
-        d["monitor"] = [m]
-    return Scenario.from_dict(d, origin=f"<{name}>")
+        capture = int(capture_packets) if capture_packets else None
+        net.add(b.Monitor(server, client, point="ingress", bin=q.time(monitor_bin_s), capture_packets=capture))
+    return net.scenario()
 
 
 def t0_web_scenario(
@@ -216,22 +215,12 @@ def t0_web_scenario(
         raise ValueError(f"http must be one of {', '.join(HTTP_VARIANTS)}, got {http!r}")
     if web_model not in WEB_MODELS:
         raise ValueError(f"web_model must be one of {', '.join(WEB_MODELS)}, got {web_model!r}")
-    flow: dict[str, Any] = {
-        "name": WEB_FLOW,
-        "kind": "web",
-        "from": CLIENT,
-        "to": SERVER,
-        "users": int(users),
-        "web_model": web_model,
-        "http": http,
-        **_tcp_keys(cc),
-    }
+    keys: dict[str, Any] = {"users": int(users), "web_model": web_model, "http": http}
     if mode == "qs":
-        flow["quickstart"] = {"rate_code": rate_code, "hz": 1000, "chunk_min": 3}
-    d = _t0_dict(name, rtt_s=rtt_s, duration_s=duration_s, seed=seed, rate_bps=rate_bps, thresh=thresh, txqueuelen=TXQUEUELEN)
-    d["sim"]["trace"] = {"mode": "off"}
-    d["flow"] = [flow]
-    return Scenario.from_dict(d, origin=f"<{name}>")
+        keys["quickstart"] = {"rate_code": rate_code, "hz": 1000, "chunk_min": 3}
+    net, server, client = _t0_network(name, rtt_s=rtt_s, duration_s=duration_s, seed=seed, rate_bps=rate_bps, thresh=thresh, txqueuelen=TXQUEUELEN, trace=b.Trace(mode="off"))
+    net.add(b.Flow(WEB_FLOW, client, server, kind="web", **_tcp_keys(cc), keys=keys))
+    return net.scenario()
 
 
 def _check_mode(mode: str, cc: str) -> None:
@@ -243,31 +232,24 @@ def _check_mode(mode: str, cc: str) -> None:
 
 def _tcp_keys(cc: str) -> dict[str, Any]:
     """The chapter's TCP (spec 02 §2.6): profile, CC, 8 MiB buffers, ACK and window policy."""
-    keys: dict[str, Any] = {
+    return {
         "profile": PROFILE,
         "cc": cc,
         "sndbuf": q.size(SOCKET_BUFFER_BYTES),
         "rcvbuf": q.size(SOCKET_BUFFER_BYTES),
         "tcp": dict(TCP_02),
+        "cc_params": {"variant": CUBIC_VARIANT} if cc == "cubic" else None,
     }
-    if cc == "cubic":
-        keys["cc_params"] = {"variant": CUBIC_VARIANT}
-    return keys
 
 
-def _t0_dict(name: str, *, rtt_s: float, duration_s: float, seed: int, rate_bps: float, thresh: float, txqueuelen: int) -> dict[str, Any]:
-    """Nodes S and C, the link, and ``sim`` (without trace or flows)."""
-    host = {"kind": "host", "mtu": 1500, "txqueuelen": txqueuelen}
-    return {
-        "sim": {"name": name, "duration": q.time(duration_s), "seed": seed},
-        "node": [
-            # spec 02 §4.1: the QS function on S's egress, C = 10 Mbit/s, D = 1 s, K = 2, θ.
-            {
-                "name": SERVER,
-                **host,
-                "quickstart": {"capacity": q.rate(rate_bps), "meter_interval": "1s", "ring_slots": 2, "thresh": thresh},
-            },
-            {"name": CLIENT, **host},
-        ],
-        "link": [{"from": SERVER, "to": CLIENT, "rate": q.rate(rate_bps), "delay": q.time(rtt_s / 2.0)}],
-    }
+def _t0_network(
+    name: str, *, rtt_s: float, duration_s: float, seed: int, rate_bps: float, thresh: float, txqueuelen: int, trace: b.Trace
+) -> tuple[b.Network, b.Host, b.Host]:
+    """Nodes S and C, the link, and ``sim``: the network, S and C."""
+    net = b.Network(b.Sim(name, duration=q.time(duration_s), seed=seed, trace=trace))
+    # spec 02 §4.1: the QS function on S's egress, C = 10 Mbit/s, D = 1 s, K = 2, θ.
+    qs = {"capacity": q.rate(rate_bps), "meter_interval": "1s", "ring_slots": 2, "thresh": thresh}
+    server = net.add(b.Host(SERVER, mtu=1500, txqueuelen=txqueuelen, quickstart=qs))
+    client = net.add(b.Host(CLIENT, mtu=1500, txqueuelen=txqueuelen))
+    net.add(b.Link(server, client, rate=q.rate(rate_bps), delay=q.time(rtt_s / 2.0)))
+    return net, server, client

@@ -22,8 +22,9 @@ an ACK for every segment, RTO minimum 200 ms, 32 MiB socket buffers, timestamps 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
+from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
 
@@ -69,71 +70,56 @@ def tcp_nic_qdisc(mode: str = "dynamic", fixed_ipg_bytes: Optional[int] = None, 
     return d
 
 
-def _host(name: str, nic_bps: float, ipg_bytes: int, txqueuelen: int, qdisc: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
-    h: dict[str, Any] = {
-        "name": name,
-        "kind": "host",
-        "mtu": 1500,
-        "nic_rate": q.rate(nic_bps),
-        "ipg_bytes": ipg_bytes,
-        "txqueuelen": txqueuelen,
-        "profile": PROFILE,
-    }
-    if qdisc is not None:
-        h["qdisc"] = dict(qdisc)
-    return h
+def _host(name: str, nic_bps: float, ipg_bytes: int, txqueuelen: int, qdisc: Optional[Mapping[str, Any]] = None) -> b.Host:
+    return b.Host(name, mtu=1500, nic_rate=q.rate(nic_bps), ipg_bytes=ipg_bytes, txqueuelen=txqueuelen, profile=PROFILE, qdisc=qdisc)
 
 
-def _segment(a: str, b: str, rate_bps: float, delay_s: float, droptail_bytes: Optional[float] = None) -> dict[str, Any]:
-    """A network segment between routers a and b, the §2.8 model in both directions (or a
+def _segment(a: str, z: str, rate_bps: float, delay_s: float, droptail_bytes: Optional[float] = None) -> b.Link:
+    """A network segment between routers a and z, the §2.8 model in both directions (or a
     drop-tail FIFO of ``droptail_bytes`` forward, for P-TM-DT)."""
-    forward: dict[str, Any] = {"kind": "burst_red"}
+    forward: Union[b.DropTail, dict[str, Any]] = {"kind": "burst_red"}
+    reverse: Union[b.DropTail, dict[str, Any]] = {"kind": "burst_red"}
     if droptail_bytes is not None:
-        forward = {"kind": "droptail", "limit": q.size(droptail_bytes)}
-        reverse: dict[str, Any] = {"kind": "droptail"}
-    else:
-        reverse = {"kind": "burst_red"}
-    return {"from": a, "to": b, "rate": q.rate(rate_bps), "delay": q.time(delay_s), "queue": forward, "reverse_queue": reverse}
+        forward, reverse = b.DropTail(limit=q.size(droptail_bytes)), b.DropTail()
+    return b.Link(a, z, rate=q.rate(rate_bps), delay=q.time(delay_s), queue=forward, reverse_queue=reverse)
 
 
-def _access(host: str, router: str, nic_bps: float, host_is_from: bool = True) -> dict[str, Any]:
-    a, b = (host, router) if host_is_from else (router, host)
-    return {"from": a, "to": b, "rate": q.rate(nic_bps), "delay": "0s"}
+def _access(host: str, router: str, nic_bps: float, host_is_from: bool = True) -> b.Link:
+    a, z = (host, router) if host_is_from else (router, host)
+    return b.Link(a, z, rate=q.rate(nic_bps), delay="0s")
 
 
-def _flow(name: str, dst: str, *, pacing: Optional[Mapping[str, Any]], bytes_: Optional[float], app_rate_bps: Optional[float], tcp: Optional[Mapping[str, Any]]) -> dict[str, Any]:
-    f: dict[str, Any] = {
-        "name": name,
-        "kind": "tcp_bulk",
-        "from": "snd",
-        "to": dst,
-        "cc": "newreno",
-        "profile": PROFILE,
-        "sndbuf": SOCKET_BUFFER,
-        "rcvbuf": SOCKET_BUFFER,
-        "tcp": {**TCP_03, **(tcp or {})},
-        "pacing": dict(pacing) if pacing is not None else {"kind": "off"},
-    }
-    if bytes_ is not None:
-        f["bytes"] = q.size(bytes_)
-    if app_rate_bps is not None:
-        f["app_rate"] = q.rate(app_rate_bps)
-    return f
+def _flow(name: str, dst: str, *, pacing: Optional[Mapping[str, Any]], bytes_: Optional[float], app_rate_bps: Optional[float], tcp: Optional[Mapping[str, Any]]) -> b.Flow:
+    return b.Flow(
+        name,
+        "snd",
+        dst,
+        kind="tcp_bulk",
+        cc="newreno",
+        profile=PROFILE,
+        sndbuf=SOCKET_BUFFER,
+        rcvbuf=SOCKET_BUFFER,
+        tcp={**TCP_03, **(tcp or {})},
+        pacing=dict(pacing) if pacing is not None else {"kind": "off"},
+        bytes=None if bytes_ is None else q.size(bytes_),
+        keys=None if app_rate_bps is None else {"app_rate": q.rate(app_rate_bps)},
+    )
 
 
-def _sim(name: str, duration_s: float, seed: int, trace_bin_s: Optional[float]) -> dict[str, Any]:
-    trace = {"mode": "bin", "bin": q.time(trace_bin_s)} if trace_bin_s is not None else {"mode": "off"}
-    return {"name": name, "duration": q.time(duration_s), "seed": seed, "trace": trace}
+def _network(name: str, duration_s: float, seed: int, trace_bin_s: Optional[float], nodes: Sequence[b.Node], links: Sequence[b.Link], flows: Sequence[b.Flow]) -> b.Network:
+    trace = b.Trace(mode="bin", bin=q.time(trace_bin_s)) if trace_bin_s is not None else b.Trace(mode="off")
+    net = b.Network(b.Sim(name, duration=q.time(duration_s), seed=seed, trace=trace))
+    for x in (*nodes, *links, *flows):
+        net.add(x)
+    return net
 
 
-def _monitors(nic_bin_s: Optional[float], rcv_link: str, rcv_bin_s: Optional[float]) -> list[dict[str, Any]]:
-    m = []
+def _add_monitors(net: b.Network, nic_bin_s: Optional[float], rcv_link: tuple[str, str], rcv_bin_s: Optional[float]) -> None:
     if nic_bin_s is not None:
-        m.append({"link": SENDER_NIC, "bin": q.time(nic_bin_s)})
-        m.append({"link": ACKS_IN, "bin": q.time(nic_bin_s)})
+        net.add(b.Monitor(*SENDER_NIC.split("->"), bin=q.time(nic_bin_s)))
+        net.add(b.Monitor(*ACKS_IN.split("->"), bin=q.time(nic_bin_s)))
     if rcv_bin_s is not None:
-        m.append({"link": rcv_link, "bin": q.time(rcv_bin_s)})
-    return m
+        net.add(b.Monitor(*rcv_link, bin=q.time(rcv_bin_s)))
 
 
 def ptm_scenario(
@@ -159,24 +145,23 @@ def ptm_scenario(
     sender NIC (``snd->r0``) and on the ACKs reaching it (``r0->snd``); ``rcv_bin_s`` one on
     the receiver's access link (``r3->rcv``, the delivered throughput per bin).
     """
-    d = {
-        "sim": _sim(name, duration_s, seed, trace_bin_s),
-        "node": [
-            _host("snd", nic_bps, ipg_bytes, txqueuelen),
-            *({"name": f"r{i}", "kind": "router"} for i in range(4)),
-            _host("rcv", GBE_BPS, 8, 1000),
-        ],
-        "link": [
+    net = _network(
+        name,
+        duration_s,
+        seed,
+        trace_bin_s,
+        [_host("snd", nic_bps, ipg_bytes, txqueuelen), *(b.Router(f"r{i}") for i in range(4)), _host("rcv", GBE_BPS, 8, 1000)],
+        [
             _access("snd", "r0", nic_bps),
             _segment("r0", "r1", 1e9, 0.001),
             _segment("r1", "r2", 600e6, 0.098, droptail_bytes),
             _segment("r2", "r3", 1e9, 0.001),
             _access("rcv", "r3", GBE_BPS, host_is_from=False),
         ],
-        "flow": [_flow(FLOW, "rcv", pacing=pacing, bytes_=None, app_rate_bps=app_rate_bps, tcp=tcp)],
-        "monitor": _monitors(nic_bin_s, "r3->rcv", rcv_bin_s),
-    }
-    return Scenario.from_dict(d, origin=f"<{name}>")
+        [_flow(FLOW, "rcv", pacing=pacing, bytes_=None, app_rate_bps=app_rate_bps, tcp=tcp)],
+    )
+    _add_monitors(net, nic_bin_s, ("r3", "rcv"), rcv_bin_s)
+    return net.scenario()
 
 
 def sgrid_scenario(
@@ -205,18 +190,16 @@ def sgrid_scenario(
             _segment("r2", "r3", 1e9, 0.001),
         ]
     pacing = {"kind": "tcp_nic"} if qdisc is not None and qdisc.get("kind") == "tcp_nic" else None
-    d = {
-        "sim": _sim(name, duration_s, seed, trace_bin_s),
-        "node": [
-            _host("snd", nic_bps, ipg_bytes, UNLIMITED_TXQUEUELEN, qdisc),
-            *({"name": r, "kind": "router"} for r in routers),
-            _host("rcv", GBE_BPS, 8, UNLIMITED_TXQUEUELEN),
-        ],
-        "link": [_access("snd", routers[0], nic_bps), *segments, _access("rcv", routers[-1], GBE_BPS, host_is_from=False)],
-        "flow": [_flow(FLOW, "rcv", pacing=pacing, bytes_=transfer_bytes, app_rate_bps=None, tcp=None)],
-        "monitor": [],
-    }
-    return Scenario.from_dict(d, origin=f"<{name}>")
+    net = _network(
+        name,
+        duration_s,
+        seed,
+        trace_bin_s,
+        [_host("snd", nic_bps, ipg_bytes, UNLIMITED_TXQUEUELEN, qdisc), *(b.Router(r) for r in routers), _host("rcv", GBE_BPS, 8, UNLIMITED_TXQUEUELEN)],
+        [_access("snd", routers[0], nic_bps), *segments, _access("rcv", routers[-1], GBE_BPS, host_is_from=False)],
+        [_flow(FLOW, "rcv", pacing=pacing, bytes_=transfer_bytes, app_rate_bps=None, tcp=None)],
+    )
+    return net.scenario()
 
 
 def stwo_scenario(
@@ -232,15 +215,19 @@ def stwo_scenario(
     """S-two (spec 03 §2.10): flows ``s0`` (to rcv0, one-way 30 ms) and ``s1`` (to rcv1,
     one-way 2 ms) leave one sender whose NIC is ``qdisc`` (default: TCP-aware, dynamic)."""
     nic = dict(qdisc) if qdisc is not None else tcp_nic_qdisc()
-    d = {
-        "sim": _sim(name, duration_s, seed, trace_bin_s),
-        "node": [
+    pacing = {"kind": "tcp_nic"} if nic.get("kind") == "tcp_nic" else None
+    net = _network(
+        name,
+        duration_s,
+        seed,
+        trace_bin_s,
+        [
             _host("snd", GBE_BPS, 8, UNLIMITED_TXQUEUELEN, nic),
-            *({"name": r, "kind": "router"} for r in ("r0", "r1", "r2", "r3")),
+            *(b.Router(r) for r in ("r0", "r1", "r2", "r3")),
             _host("rcv0", GBE_BPS, 8, UNLIMITED_TXQUEUELEN),
             _host("rcv1", GBE_BPS, 8, UNLIMITED_TXQUEUELEN),
         ],
-        "link": [
+        [
             _access("snd", "r0", GBE_BPS),
             _segment("r0", "r1", 1e9, 0.001),
             _segment("r1", "r2", 1e9, 0.029),
@@ -248,10 +235,9 @@ def stwo_scenario(
             _access("rcv0", "r2", GBE_BPS, host_is_from=False),
             _access("rcv1", "r3", GBE_BPS, host_is_from=False),
         ],
-        "flow": [
-            _flow("s0", "rcv0", pacing={"kind": "tcp_nic"} if nic.get("kind") == "tcp_nic" else None, bytes_=bytes0, app_rate_bps=None, tcp=None),
-            _flow("s1", "rcv1", pacing={"kind": "tcp_nic"} if nic.get("kind") == "tcp_nic" else None, bytes_=bytes1, app_rate_bps=None, tcp=None),
+        [
+            _flow("s0", "rcv0", pacing=pacing, bytes_=bytes0, app_rate_bps=None, tcp=None),
+            _flow("s1", "rcv1", pacing=pacing, bytes_=bytes1, app_rate_bps=None, tcp=None),
         ],
-        "monitor": [],
-    }
-    return Scenario.from_dict(d, origin=f"<{name}>")
+    )
+    return net.scenario()

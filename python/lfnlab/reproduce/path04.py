@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
+from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
 from .measure import goodput_bps, value_at
@@ -271,40 +272,38 @@ def _host(
     pause: bool,
     cpu: Optional[Mapping[str, Any]],
     bus: str = "shared",
-) -> dict[str, Any]:
-    h: dict[str, Any] = {
-        "name": name,
-        "kind": "host",
-        "mtu": mtu,
-        "ip_version": ip_version,
-        "txqueuelen": txqueuelen,
-        "nic": dict(nic),
-        "fc": {"send": pause, "honour": pause},
-    }
-    if bus != "shared":  # "shared" is the engine's default bus (spec 04 §2.4)
-        h["bus"] = {"model": bus}
-    if cpu is not None:  # the host CPU of spec 04 §2.7 (every key optional)
-        h["cpu"] = dict(cpu)
-    return h
+) -> b.Host:
+    # "shared" is the engine's default bus (spec 04 §2.4); ``cpu`` the host CPU of spec 04
+    # §2.7 (every key optional), None for none.
+    return b.Host(
+        name,
+        mtu=mtu,
+        ip_version=ip_version,
+        txqueuelen=txqueuelen,
+        nic=nic,
+        fc={"send": pause, "honour": pause},
+        cpu=cpu,
+        keys={"bus": {"model": bus}} if bus != "shared" else None,
+    )
 
 
 def bulk_flow(
     snd_buffer_bytes: float, rcv_buffer_bytes: float, *, adv_win_scale: int = 1, truesize_model: str = "payload"
-) -> dict[str, Any]:
+) -> b.Flow:
     """The E4 stream: one BIC ``tcp_bulk`` flow ``bulk`` hs → hr with the Linux 2.6 profile and
     the buffers as kernel memory limits (spec 04 §3, §5)."""
-    return {
-        "name": FLOW,
-        "kind": "tcp_bulk",
-        "from": SENDER,
-        "to": RECEIVER,
-        "cc": CC,
-        "cc_params": dict(CC_PARAMS),
-        "profile": PROFILE,
-        "sndbuf": q.size(snd_buffer_bytes),
-        "rcvbuf": q.size(rcv_buffer_bytes),
-        "tcp": {"adv_win_scale": adv_win_scale, "truesize_model": truesize_model, "buffer_semantics": "kernel"},
-    }
+    return b.Flow(
+        FLOW,
+        SENDER,
+        RECEIVER,
+        kind="tcp_bulk",
+        cc=CC,
+        cc_params=dict(CC_PARAMS),
+        profile=PROFILE,
+        sndbuf=q.size(snd_buffer_bytes),
+        rcvbuf=q.size(rcv_buffer_bytes),
+        tcp={"adv_win_scale": adv_win_scale, "truesize_model": truesize_model, "buffer_semantics": "kernel"},
+    )
 
 
 def t4p_dict(
@@ -364,59 +363,38 @@ def t4p_dict(
         sender_nic["tx_rate_cap"] = q.rate(tx_rate_cap_bps)
     if tx_rate_cap_min_bps is not None:
         sender_nic["tx_rate_cap_min"] = q.rate(tx_rate_cap_min_bps)
-    router_queue = {"kind": "droptail", "limit": q.size(router_buffer_bytes)}
-    router_fc = {"honour": pause}
+    router_queue = b.DropTail(limit=q.size(router_buffer_bytes))
     one_way = q.time(rtt_s / 2.0 + 2 * ROUTER_LATENCY_S)
     cable = q.time(CABLE_DELAY_S)
-    d: dict[str, Any] = {
-        "sim": {
-            "name": name,
-            "duration": q.time(duration_s),
-            "seed": seed,
-            "trace": {"mode": "bin", "bin": q.time(trace_bin_s)},
-        },
-        "node": [
-            _host(SENDER, mtu=mtu, ip_version=ip_version, txqueuelen=txqueuelen, nic=sender_nic, pause=pause, cpu=cpu, bus=sender_bus),
-            {"name": "rs", "kind": "router", "fc": dict(router_fc)},
-            {"name": "rr", "kind": "router", "fc": dict(router_fc)},
-            _host(RECEIVER, mtu=mtu, ip_version=ip_version, txqueuelen=txqueuelen, nic=nic, pause=pause, cpu=cpu),
-        ],
-        "link": [
-            {"from": SENDER, "to": "rs", "phy": "10g_lan", "delay": cable, "reverse_queue": dict(router_queue)},
-            {
-                "from": "rs",
-                "to": "rr",
-                "phy": "10g_lan",
-                "delay": one_way,
-                "queue": dict(router_queue),
-                "reverse_queue": dict(router_queue),
-            },
-            {"from": "rr", "to": RECEIVER, "phy": "10g_lan", "delay": cable, "queue": dict(router_queue)},
-        ],
-        "flow": [bulk_flow(buffer_bytes, buffer_bytes, adv_win_scale=adv_win_scale, truesize_model=truesize_model)],
-    }
-    if edge_mode == "switch":
-        _insert_edges(d, edge_buffer_bytes, pause)
+    net = b.Network(b.Sim(name, duration=q.time(duration_s), seed=seed, trace=b.Trace(mode="bin", bin=q.time(trace_bin_s))))
+    hs = _host(SENDER, mtu=mtu, ip_version=ip_version, txqueuelen=txqueuelen, nic=sender_nic, pause=pause, cpu=cpu, bus=sender_bus)
+    rs, rr = b.Router("rs", fc={"honour": pause}), b.Router("rr", fc={"honour": pause})
+    hr = _host(RECEIVER, mtu=mtu, ip_version=ip_version, txqueuelen=txqueuelen, nic=nic, pause=pause, cpu=cpu)
+    wan = b.Link(rs, rr, phy="10g_lan", delay=one_way, queue=router_queue, reverse_queue=router_queue)
+    if edge_mode == "passthrough":
+        nodes: list[b.Node] = [hs, rs, rr, hr]
+        links = [
+            b.Link(hs, rs, phy="10g_lan", delay=cable, reverse_queue=router_queue),
+            wan,
+            b.Link(rr, hr, phy="10g_lan", delay=cable, queue=router_queue),
+        ]
+    else:
+        # Each host–router link becomes host — edge switch — router.
+        edge_queue = b.DropTail(limit=q.size(edge_buffer_bytes))
+        es, er = b.Router("es", fc={"honour": pause, "send": pause}), b.Router("er", fc={"honour": pause, "send": pause})
+        nodes = [hs, es, rs, rr, er, hr]
+        links = [
+            b.Link(hs, es, phy="10g_lan", delay=cable, reverse_queue=edge_queue),
+            b.Link(es, rs, phy="10g_lan", delay=cable, queue=edge_queue, reverse_queue=router_queue),
+            wan,
+            b.Link(rr, er, phy="10g_lan", delay=cable, queue=router_queue, reverse_queue=edge_queue),
+            b.Link(er, hr, phy="10g_lan", delay=cable, queue=edge_queue),
+        ]
+    for x in (*nodes, *links, bulk_flow(buffer_bytes, buffer_bytes, adv_win_scale=adv_win_scale, truesize_model=truesize_model)):
+        net.add(x)
     if monitor_bin_s is not None:
-        d["monitor"] = [{"link": TO_RECEIVER if edge_mode == "passthrough" else TO_RECEIVER_EDGE, "bin": q.time(monitor_bin_s)}]
-    return d
-
-
-def _insert_edges(d: dict[str, Any], edge_buffer_bytes: float, pause: bool) -> None:
-    """Replace each host–router link of a T4-P dict by host — edge switch — router."""
-    edge_queue = {"kind": "droptail", "limit": q.size(edge_buffer_bytes)}
-    fc: dict[str, Any] = {"honour": pause, "send": pause}
-    d["node"][1:1] = [{"name": "es", "kind": "router", "fc": dict(fc)}]
-    d["node"].insert(len(d["node"]) - 1, {"name": "er", "kind": "router", "fc": dict(fc)})
-    cable = q.time(CABLE_DELAY_S)
-    first, middle, last = d["link"]
-    d["link"] = [
-        {"from": SENDER, "to": "es", "phy": "10g_lan", "delay": cable, "reverse_queue": dict(edge_queue)},
-        {"from": "es", "to": "rs", "phy": "10g_lan", "delay": cable, "queue": dict(edge_queue), "reverse_queue": first["reverse_queue"]},
-        middle,
-        {"from": "rr", "to": "er", "phy": "10g_lan", "delay": cable, "queue": last["queue"], "reverse_queue": dict(edge_queue)},
-        {"from": "er", "to": RECEIVER, "phy": "10g_lan", "delay": cable, "queue": dict(edge_queue)},
-    ]
+        net.add(b.Monitor(*(TO_RECEIVER if edge_mode == "passthrough" else TO_RECEIVER_EDGE).split("->"), bin=q.time(monitor_bin_s)))
+    return net.to_dict()
 
 
 def t4p_scenario(name: str, **keys: Any) -> Scenario:

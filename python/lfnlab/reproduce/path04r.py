@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
 from .path04 import CABLE_DELAY_S, HOST_CPU, MIB, MTU_JUMBO, RECEIVER, SENDER, TRACE_BIN_S, _host, bulk_flow
@@ -66,12 +67,12 @@ class Loop:
     kappa_bad: float = 1.0
 
 
-def _queue(limit_bytes: float) -> dict[str, Any]:
-    return {"kind": "droptail", "limit": q.size(limit_bytes)}
+def _queue(limit_bytes: float) -> b.DropTail:
+    return b.DropTail(limit=q.size(limit_bytes))
 
 
-def _bg_flow(name: str, src: str, dst: str, rate_bps: float) -> dict[str, Any]:
-    return {"name": name, "kind": "udp_cbr", "from": src, "to": dst, "rate": q.rate(rate_bps), "size": BG_PACKET_BYTES, "arrivals": "poisson"}
+def _bg_flow(name: str, src: str, dst: str, rate_bps: float) -> b.Flow:
+    return b.Flow(name, src, dst, kind="udp_cbr", rate=q.rate(rate_bps), size=BG_PACKET_BYTES, keys={"arrivals": "poisson"})
 
 
 def t4r_dict(
@@ -109,102 +110,63 @@ def t4r_dict(
         sender_nic["tx_rate_cap"] = q.rate(tx_rate_cap_bps)
     honour = {"honour": True}
     host_keys = {"mtu": mtu, "ip_version": 6, "txqueuelen": txqueuelen, "pause": True, "cpu": cpu}
-    nodes: list[dict[str, Any]] = [
+    nodes: list[b.Node] = [
         _host(SENDER, nic=sender_nic, **host_keys),
         _host(RECEIVER, nic=nic, **host_keys),
-        {"name": "xo", "kind": "router", "fc": {**honour, "send": True, "sw_peers": [SENDER]}},
-        {"name": "xi", "kind": "router", "fc": {**honour, "send": True, "sw_peers": [RECEIVER]}},
-        {"name": "ut", "kind": "router", "fc": dict(honour)},
-        {"name": "ot", "kind": "router", "fc": dict(honour)},
+        b.Router("xo", fc={**honour, "send": True, "sw_peers": [SENDER]}),
+        b.Router("xi", fc={**honour, "send": True, "sw_peers": [RECEIVER]}),
+        b.Router("ut", fc=honour),
+        b.Router("ot", fc=honour),
     ]
     cable = q.time(CABLE_DELAY_S)
-    links: list[dict[str, Any]] = [
-        {"from": SENDER, "to": "xo", "phy": "10g_lan", "delay": cable, "reverse_queue": _queue(B_X)},
-        {
-            "from": "xo",
-            "to": "ut",
-            "phy": "10g_lan",
-            "delay": q.time(local_one_way / 2 + ROUTER_LATENCY_S),
-            "queue": _queue(B_X),
-            "reverse_queue": _queue(B_HOP),
-        },
-        {
-            "from": "ut",
-            "to": "ot",
-            "phy": "10g_lan",
-            "delay": q.time(local_one_way / 2 + ROUTER_LATENCY_S),
-            "queue": _queue(B_HOP),
-            "reverse_queue": _queue(B_HOP),
-        },
-        {"from": "xi", "to": RECEIVER, "phy": "10g_lan", "delay": cable, "queue": _queue(B_X)},
+    local_hop = q.time(local_one_way / 2 + ROUTER_LATENCY_S)
+    links: list[b.Link] = [
+        b.Link(SENDER, "xo", phy="10g_lan", delay=cable, reverse_queue=_queue(B_X)),
+        b.Link("xo", "ut", phy="10g_lan", delay=local_hop, queue=_queue(B_X), reverse_queue=_queue(B_HOP)),
+        b.Link("ut", "ot", phy="10g_lan", delay=local_hop, queue=_queue(B_HOP), reverse_queue=_queue(B_HOP)),
+        b.Link("xi", RECEIVER, phy="10g_lan", delay=cable, queue=_queue(B_X)),
     ]
-    flows: list[dict[str, Any]] = [bulk_flow(snd_buffer_bytes, rcv_buffer_bytes)]
-    bg_hosts: list[dict[str, Any]] = []
+    flows: list[b.Flow] = [bulk_flow(snd_buffer_bytes, rcv_buffer_bytes)]
+    bg_hosts: list[b.Node] = []
 
     def add_bg(tag: str, near: str, far: str, rate_bps: float) -> None:
         src, dst = f"bg-{tag}-src", f"bg-{tag}-dst"
         for host, at in ((src, near), (dst, far)):
-            bg_hosts.append({"name": host, "kind": "host", "mtu": 1500})
-            links.append({"from": host, "to": at, "phy": "10g_lan", "delay": cable, "reverse_queue": _queue(B_HOP)})
+            bg_hosts.append(b.Host(host, mtu=1500))
+            links.append(b.Link(host, at, phy="10g_lan", delay=cable, reverse_queue=_queue(B_HOP)))
         flows.append(_bg_flow(f"bg-{tag}", src, dst, rate_bps))
 
     if r_bg_local_bps > 0:
         add_bg("local", "ut", "ot", r_bg_local_bps)
     circuit = q.time(circuit_one_way)
-    impair = {"jitter": q.time(jitter_s)} if jitter_s > 0 else None
+    impair = {"impair": {"jitter": q.time(jitter_s)}} if jitter_s > 0 else None
     near = "ot"
     for i, loop in enumerate(loops):
         far = loop.name
         back_to = "xi" if i == len(loops) - 1 else f"tk{i + 1}"
-        nodes.append({"name": far, "kind": "router", "fc": dict(honour)})
+        nodes.append(b.Router(far, fc=honour))
         if back_to != "xi":
-            nodes.append({"name": back_to, "kind": "router", "fc": dict(honour)})
-        out: dict[str, Any] = {
-            "from": near,
-            "to": far,
-            "phy": "10g_wan",
-            "delay": circuit,
-            "queue": _queue(B_HOP),
-            "reverse_queue": _queue(B_HOP),
-        }
+            nodes.append(b.Router(back_to, fc=honour))
+        loss: Optional[dict[str, Any]] = None
         if loop.gilbert is not None:
             t_g, t_b, p_g, p_b = loop.gilbert
-            out["loss"] = {"kind": "gilbert_elliott", "t_good": q.time(t_g), "t_bad": q.time(t_b), "p_good": p_g, "p_bad": p_b}
+            loss = {"kind": "gilbert_elliott", "t_good": q.time(t_g), "t_bad": q.time(t_b), "p_good": p_g, "p_bad": p_b}
             if loop.kappa_bad != 1.0:
-                out["loss"]["capacity_bad"] = loop.kappa_bad
-        back: dict[str, Any] = {
-            "from": far,
-            "to": back_to,
-            "phy": "10g_wan",
-            "delay": circuit,
-            "queue": _queue(B_HOP),
-            "reverse_queue": _queue(B_X if back_to == "xi" else B_HOP),
-        }
-        for link in (out, back):
-            if impair is not None:
-                link["impair"] = dict(impair)
-            links.append(link)
+                loss["capacity_bad"] = loop.kappa_bad
+        links.append(b.Link(near, far, phy="10g_wan", delay=circuit, queue=_queue(B_HOP), reverse_queue=_queue(B_HOP), loss=loss, keys=impair))
+        back_queue = _queue(B_X if back_to == "xi" else B_HOP)
+        links.append(b.Link(far, back_to, phy="10g_wan", delay=circuit, queue=_queue(B_HOP), reverse_queue=back_queue, keys=impair))
         if loop.r_bg_bps > 0:
             add_bg(far, near, far, loop.r_bg_bps)
         near = back_to
     last_far = loops[-1].name
     bin_t = q.time(monitor_bin_s)
-    return {
-        "sim": {
-            "name": name,
-            "duration": q.time(duration_s),
-            "seed": seed,
-            "trace": {"mode": "bin", "bin": q.time(TRACE_BIN_S)},
-        },
-        "node": nodes + bg_hosts,
-        "link": links,
-        "flow": flows,
-        "monitor": [
-            {"link": TO_RECEIVER_X, "bin": bin_t},
-            {"link": JGN_LOCAL, "bin": bin_t},
-            {"link": f"{last_far}->xi", "bin": bin_t},
-        ],
-    }
+    net = b.Network(b.Sim(name, duration=q.time(duration_s), seed=seed, trace=b.Trace(mode="bin", bin=q.time(TRACE_BIN_S))))
+    for x in (*nodes, *bg_hosts, *links, *flows):
+        net.add(x)
+    for a, z in (TO_RECEIVER_X.split("->"), JGN_LOCAL.split("->"), (last_far, "xi")):
+        net.add(b.Monitor(a, z, bin=bin_t))
+    return net.to_dict()
 
 
 def t4r_scenario(name: str, **keys: Any) -> Scenario:

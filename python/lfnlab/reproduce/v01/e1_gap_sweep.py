@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ...result import Result
+from ... import build as b
 from ...scenario import Scenario
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
@@ -103,31 +104,15 @@ def expected_counts(gap_bytes: int, duration_s: float) -> tuple[int, int]:
 
 def _scenario(p: Params, gap_bytes: int) -> Scenario:
     packets, _ = expected_counts(gap_bytes, p.duration_s)
-    host: dict[str, Any] = {
-        "name": "snd",
-        "kind": "host",
-        "mtu": 1500,
-        "nic_rate": "1Gbps",
-        "txqueuelen": p.txqueuelen,
-        "qdisc": {"kind": "ipg", "fixed_gap": f"{gap_bytes}B"},
-    }
-    d: dict[str, Any] = {
-        "sim": {
-            "name": f"01.E1-g{gap_bytes}",
-            "duration": q.time(p.duration_s),
-            "seed": p.seed,
-            "trace": {"mode": "off"},
-        },
-        "node": [host, {"name": "rcv", "kind": "host", "mtu": 1500}],
-        # spec 01 §3 E1: the GbE link straight to the receiver, no bottleneck, no delay.
-        "link": [{"from": "snd", "to": "rcv", "rate": "1Gbps", "delay": "0s"}],
-        "flow": [
-            {"name": "u", "kind": "udp_cbr", "from": "snd", "to": "rcv", "rate": q.rate(p.source_bps), "size": 1500}
-        ],
-        # Receiver ingress: the delivered packets; the capture holds every one of them.
-        "monitor": [{"link": MONITOR, "bin": "1ms", "point": "ingress", "capture_packets": packets + 16}],
-    }
-    return Scenario.from_dict(d, origin=f"<01.E1-g{gap_bytes}>")
+    net = b.Network(b.Sim(f"01.E1-g{gap_bytes}", duration=q.time(p.duration_s), seed=p.seed, trace=b.Trace(mode="off")))
+    snd = net.add(b.Host("snd", mtu=1500, nic_rate="1Gbps", txqueuelen=p.txqueuelen, qdisc={"kind": "ipg", "fixed_gap": f"{gap_bytes}B"}))
+    rcv = net.add(b.Host("rcv", mtu=1500))
+    # spec 01 §3 E1: the GbE link straight to the receiver, no bottleneck, no delay.
+    net.add(b.Link(snd, rcv, rate="1Gbps", delay="0s"))
+    net.add(b.Flow("u", snd, rcv, kind="udp_cbr", rate=q.rate(p.source_bps), size=1500))
+    # Receiver ingress: the delivered packets; the capture holds every one of them.
+    net.add(b.Monitor(*MONITOR.split("->"), bin="1ms", point="ingress", capture_packets=packets + 16))
+    return net.scenario()
 
 
 def _keep(r: Result) -> dict[str, Any]:

@@ -28,12 +28,13 @@ for the classes, whole one-second ``hosts`` bins for real and gap wire bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
 
 from ...result import Result
+from ... import build as b
 from ...scenario import Scenario
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
@@ -166,41 +167,17 @@ def udp_scenario(p: Params, case: str, rates: tuple[float, float]) -> Scenario:
     """V1b/V1c: snd —GbE→ router r —10 GbE→ rcv1, rcv2 (no bottleneck after the NIC); two UDP
     sources at ``source_factor``× their class rates (udp_cbr rates are wire rates)."""
     duration = p.warmup_s + p.measure_s
-    host = {
-        "name": "snd",
-        "kind": "host",
-        "mtu": 1500,
-        "nic_rate": "1Gbps",
-        "txqueuelen": p.udp_txqueuelen,
-        "qdisc": ipg_qdisc(classes=_class_table(rates)),
-    }
-    d: dict[str, Any] = {
-        "sim": {"name": f"01.V1-{case}", "duration": q.time(duration), "seed": p.seed, "trace": {"mode": "off"}},
-        "node": [
-            host,
-            {"name": "r", "kind": "router"},
-            {"name": "rcv1", "kind": "host", "mtu": 1500},
-            {"name": "rcv2", "kind": "host", "mtu": 1500},
-        ],
-        "link": [
-            {"from": "snd", "to": "r", "rate": "1Gbps", "delay": "0s"},
-            {"from": "r", "to": "rcv1", "rate": "10Gbps", "delay": "0s"},
-            {"from": "r", "to": "rcv2", "rate": "10Gbps", "delay": "0s"},
-        ],
-        "flow": [
-            {
-                "name": f"u{i + 1}",
-                "kind": "udp_cbr",
-                "from": "snd",
-                "to": f"rcv{i + 1}",
-                "rate": q.rate(round(8 * r * p.source_factor)),
-                "size": 1500,
-            }
-            for i, r in enumerate(rates)
-        ],
-        "monitor": [{"link": EGRESS, "bin": q.time(p.monitor_bin_s), "capture_packets": CAPTURE_LIMIT}],
-    }
-    return Scenario.from_dict(d, origin=f"<01.V1-{case}>")
+    net = b.Network(b.Sim(f"01.V1-{case}", duration=q.time(duration), seed=p.seed, trace=b.Trace(mode="off")))
+    snd = net.add(b.Host("snd", mtu=1500, nic_rate="1Gbps", txqueuelen=p.udp_txqueuelen, qdisc=ipg_qdisc(classes=_class_table(rates))))
+    r = net.add(b.Router("r"))
+    rcvs = [net.add(b.Host(f"rcv{i + 1}", mtu=1500)) for i in range(2)]
+    net.add(b.Link(snd, r, rate="1Gbps", delay="0s"))
+    for rcv in rcvs:
+        net.add(b.Link(r, rcv, rate="10Gbps", delay="0s"))
+    for i, rate in enumerate(rates):
+        net.add(b.Flow(f"u{i + 1}", snd, f"rcv{i + 1}", kind="udp_cbr", rate=q.rate(round(8 * rate * p.source_factor)), size=1500))
+    net.add(b.Monitor(*EGRESS.split("->"), bin=q.time(p.monitor_bin_s), capture_packets=CAPTURE_LIMIT))
+    return net.scenario()
 
 
 def v1a_scenario(p: Params, variant: str) -> Scenario:
@@ -225,11 +202,11 @@ def v1a_scenario(p: Params, variant: str) -> Scenario:
 def v1d_scenario(p: Params, mode: str) -> Scenario:
     """V1d: snd —GbE→ emulator wan → rcv_i through a TailDrop FIFO of B and a shaper at C_i with
     RTT_i/2 one way (spec 01 §2.8 per destination); two Scalable flows f1, f2 (host model §2.7)."""
-    host: dict[str, Any] = {"name": "snd", "kind": "host", "mtu": 1500, "nic_rate": "1Gbps", "txqueuelen": 1000}
+    qdisc: Optional[dict[str, Any]] = None
     if mode == "single":
-        host["qdisc"] = ipg_qdisc()  # class 0, tcp_estimate: the sum of both flows' equation (1)
+        qdisc = ipg_qdisc()  # class 0, tcp_estimate: the sum of both flows' equation (1)
     elif mode == "classes":
-        host["qdisc"] = ipg_qdisc(
+        qdisc = ipg_qdisc(
             classes=[
                 {"id": i + 1, "dst": [f"rcv{i + 1}"], "rate_source": "tcp_estimate"}
                 for i in range(len(p.v1d_bottlenecks))
@@ -237,50 +214,17 @@ def v1d_scenario(p: Params, mode: str) -> Scenario:
         )
     elif mode != "off":
         raise ValueError(f"unknown V1d mode {mode!r}")
-    nodes: list[dict[str, Any]] = [host, {"name": "wan", "kind": "emulator"}]
-    links: list[dict[str, Any]] = [{"from": "snd", "to": "wan", "rate": "1Gbps", "delay": "0s"}]
-    flows: list[dict[str, Any]] = []
-    monitors: list[dict[str, Any]] = []
+    net = b.Network(b.Sim(f"01.V1d-{mode}", duration=q.time(p.v1d_duration_s), seed=p.seed, trace=b.Trace(mode="bin", bin="1s")))
+    snd = net.add(b.Host("snd", mtu=1500, nic_rate="1Gbps", txqueuelen=1000, qdisc=qdisc))
+    wan = net.add(b.Emulator("wan"))
+    net.add(b.Link(snd, wan, rate="1Gbps", delay="0s"))
     for i, (c, rtt) in enumerate(p.v1d_bottlenecks):
-        rcv = f"rcv{i + 1}"
-        nodes.append({"name": rcv, "kind": "host", "mtu": 1500, "profile": PROFILE})
-        links.append(
-            {
-                "from": "wan",
-                "to": rcv,
-                "rate": q.rate(8 * c),
-                "delay": q.time(rtt / 2.0),
-                "queue": {"kind": "droptail", "limit": q.size(p.v1d_buffer_bytes)},
-            }
-        )
-        flows.append(
-            {
-                "name": f"f{i + 1}",
-                "kind": "tcp_bulk",
-                "from": "snd",
-                "to": rcv,
-                "cc": "scalable",
-                "profile": PROFILE,
-                "sndbuf": "32MiB",
-                "rcvbuf": "32MiB",
-                "tcp": dict(HOST_TCP),
-                "pacing": {"kind": "off" if mode == "off" else "gap_packets"},
-            }
-        )
-        monitors.append({"link": f"wan->{rcv}", "bin": "1s"})
-    d = {
-        "sim": {
-            "name": f"01.V1d-{mode}",
-            "duration": q.time(p.v1d_duration_s),
-            "seed": p.seed,
-            "trace": {"mode": "bin", "bin": "1s"},
-        },
-        "node": nodes,
-        "link": links,
-        "flow": flows,
-        "monitor": monitors,
-    }
-    return Scenario.from_dict(d, origin=f"<01.V1d-{mode}>")
+        rcv = net.add(b.Host(f"rcv{i + 1}", mtu=1500, profile=PROFILE))
+        net.add(b.Link(wan, rcv, rate=q.rate(8 * c), delay=q.time(rtt / 2.0), queue=b.DropTail(limit=q.size(p.v1d_buffer_bytes))))
+        pacing = {"kind": "off" if mode == "off" else "gap_packets"}
+        net.add(b.Flow(f"f{i + 1}", snd, rcv, kind="tcp_bulk", cc="scalable", profile=PROFILE, sndbuf="32MiB", rcvbuf="32MiB", tcp=dict(HOST_TCP), pacing=pacing))
+        net.add(b.Monitor(wan, rcv, bin="1s"))
+    return net.scenario()
 
 
 # ---------------------------------------------------------------- measurement

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ... import build as b
 from ...scenario import Scenario
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
@@ -81,33 +82,15 @@ def label(pps: float, share: float) -> str:
 def scenario(name: str, pps: float, share: float, p: Params) -> Scenario:
     """A → R → B with the QS function and the cost vector on R → B."""
     proc = dict(zip(COSTS, p.proc_us))
-    d: dict[str, Any] = {
-        "sim": {"name": name, "duration": q.time(p.duration_s), "seed": p.seed, "trace": {"mode": "off"}},
-        "node": [{"name": "A", "kind": "host"}, {"name": "R", "kind": "router"}, {"name": "B", "kind": "host"}],
-        "link": [
-            {"from": "A", "to": "R", "rate": q.rate(LINK_BPS), "delay": "100us"},
-            {
-                "from": "R",
-                "to": "B",
-                "rate": q.rate(LINK_BPS),
-                "delay": "100us",
-                "quickstart": {"capacity": q.rate(LINK_BPS), "proc": {**proc, "discipline": p.discipline}},
-            },
-        ],
-        "flow": [
-            {
-                "name": "cbr",
-                "kind": "udp_cbr",
-                "from": "A",
-                "to": "B",
-                # udp_cbr's rate includes preamble and IPG (spec 05 §2.5 rule 1).
-                "rate": q.rate(pps * WIRE_BYTES * 8),
-                "size": PACKET_BYTES,
-                "qs_requests": {"share": share, "rate_code": p.rate_code},
-            }
-        ],
-    }
-    return Scenario.from_dict(d, origin=f"<{name}>")
+    net = b.Network(b.Sim(name, duration=q.time(p.duration_s), seed=p.seed, trace=b.Trace(mode="off")))
+    a, r, z = net.add(b.Host("A")), net.add(b.Router("R")), net.add(b.Host("B"))
+    net.add(b.Link(a, r, rate=q.rate(LINK_BPS), delay="100us"))
+    qs = {"capacity": q.rate(LINK_BPS), "proc": {**proc, "discipline": p.discipline}}
+    net.add(b.Link(r, z, rate=q.rate(LINK_BPS), delay="100us", keys={"quickstart": qs}))
+    # udp_cbr's rate includes preamble and IPG (spec 05 §2.5 rule 1).
+    rate = q.rate(pps * WIRE_BYTES * 8)
+    net.add(b.Flow("cbr", a, z, kind="udp_cbr", rate=rate, size=PACKET_BYTES, keys={"qs_requests": {"share": share, "rate_code": p.rate_code}}))
+    return net.scenario()
 
 
 def interface(summary: Mapping[str, Any]) -> Mapping[str, Any]:

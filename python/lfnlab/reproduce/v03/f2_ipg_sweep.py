@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ...result import Result
+from ... import build as b
 from ...scenario import Scenario
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
@@ -75,29 +76,13 @@ def ipg_key(ipg_bytes: int) -> str:
 def rate_scenario(ipg_bytes: int, duration_s: float, capture: int) -> Scenario:
     """A GbE sender with NIC IPG ``ipg_bytes`` saturated by a UDP source at twice the line
     rate (1500-byte IP packets), straight to the receiver; the NIC egress is captured."""
-    d: dict[str, Any] = {
-        "sim": {
-            "name": f"03.F2-rate-{ipg_key(ipg_bytes)}",
-            "duration": q.time(duration_s),
-            "seed": 1,
-            "trace": {"mode": "off"},
-        },
-        "node": [
-            {
-                "name": "snd",
-                "kind": "host",
-                "mtu": 1500,
-                "nic_rate": q.rate(GBE_BPS),
-                "ipg_bytes": ipg_bytes,
-                "txqueuelen": 1000,
-            },
-            {"name": "rcv", "kind": "host", "mtu": 1500},
-        ],
-        "link": [{"from": "snd", "to": "rcv", "rate": q.rate(GBE_BPS), "delay": "0s"}],
-        "flow": [{"name": "u", "kind": "udp_cbr", "from": "snd", "to": "rcv", "rate": q.rate(2 * GBE_BPS), "size": 1500}],
-        "monitor": [{"link": RATE_MONITOR, "bin": "1ms", "capture_packets": capture}],
-    }
-    return Scenario.from_dict(d, origin=f"<03.F2-rate-{ipg_bytes}>")
+    net = b.Network(b.Sim(f"03.F2-rate-{ipg_key(ipg_bytes)}", duration=q.time(duration_s), seed=1, trace=b.Trace(mode="off")))
+    snd = net.add(b.Host("snd", mtu=1500, nic_rate=q.rate(GBE_BPS), ipg_bytes=ipg_bytes, txqueuelen=1000))
+    rcv = net.add(b.Host("rcv", mtu=1500))
+    net.add(b.Link(snd, rcv, rate=q.rate(GBE_BPS), delay="0s"))
+    net.add(b.Flow("u", snd, rcv, kind="udp_cbr", rate=q.rate(2 * GBE_BPS), size=1500))
+    net.add(b.Monitor(*RATE_MONITOR.split("->"), bin="1ms", capture_packets=capture))
+    return net.scenario(origin=f"<03.F2-rate-{ipg_bytes}>")
 
 
 def rate_capture(duration_s: float) -> int:

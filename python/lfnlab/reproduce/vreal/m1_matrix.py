@@ -26,6 +26,7 @@ from ...compare.figures import goodput_axes, trace_axes
 from ...compare.report import MEASURED, percent
 from ...compare.runs import KernelJob, run_kernel
 from ...compare.summary import matrix_row
+from ... import build as b
 from ...scenario import Scenario
 from ..figures import new_figure
 from ..outcome import Check, Figure, Outcome, RunRecord, Table
@@ -88,38 +89,14 @@ def cell_key(buffer_kib: int, cc: str, pacing: str) -> str:
 def cell_scenario(p: Params, buffer_kib: int, cc: str, pacing: str) -> Scenario:
     """A cell: sender ─(1 Gbit/s, 0 ms)─ emulator ─(rate, RTT/2, drop-tail)─ receiver,
     one tcp_bulk flow, a monitor at the bottleneck (100 ms bins)."""
-    d: dict[str, Any] = {
-        "sim": {"name": f"real.M1-{cell_key(buffer_kib, cc, pacing)}", "duration": f"{p.duration_s}s", "seed": 1},
-        "node": [
-            {"name": "snd", "kind": "host"},
-            {"name": "wan", "kind": "emulator"},
-            {"name": "rcv", "kind": "host"},
-        ],
-        "link": [
-            {"from": "snd", "to": "wan", "rate": "1Gbps", "delay": "0ms"},
-            {
-                "from": "wan",
-                "to": "rcv",
-                "rate": f"{p.rate_bps}bps",
-                "delay": f"{p.rtt_ms / 2:g}ms",
-                "queue": {"kind": "droptail", "limit": f"{buffer_kib}KiB"},
-            },
-        ],
-        "flow": [
-            {
-                "name": "bulk",
-                "kind": "tcp_bulk",
-                "from": "snd",
-                "to": "rcv",
-                "cc": cc,
-                "pacing": {"kind": pacing},
-                "sndbuf": f"{p.host_buffer_mib}MiB",
-                "rcvbuf": f"{p.host_buffer_mib}MiB",
-            }
-        ],
-        "monitor": [{"link": "wan->rcv", "bin": "100ms"}],
-    }
-    return Scenario.from_dict(d, origin=f"<real.M1 {cell_key(buffer_kib, cc, pacing)}>")
+    net = b.Network(b.Sim(f"real.M1-{cell_key(buffer_kib, cc, pacing)}", duration=f"{p.duration_s}s", seed=1))
+    snd, wan, rcv = net.add(b.Host("snd")), net.add(b.Emulator("wan")), net.add(b.Host("rcv"))
+    net.add(b.Link(snd, wan, rate="1Gbps", delay="0ms"))
+    net.add(b.Link(wan, rcv, rate=f"{p.rate_bps}bps", delay=f"{p.rtt_ms / 2:g}ms", queue=b.DropTail(limit=f"{buffer_kib}KiB")))
+    buffer = f"{p.host_buffer_mib}MiB"
+    net.add(b.Flow("bulk", snd, rcv, kind="tcp_bulk", cc=cc, pacing={"kind": pacing}, sndbuf=buffer, rcvbuf=buffer))
+    net.add(b.Monitor(wan, rcv, bin="100ms"))
+    return net.scenario(origin=f"<real.M1 {cell_key(buffer_kib, cc, pacing)}>")
 
 
 def _cells(p: Params) -> list[Cell]:
