@@ -9,6 +9,11 @@ import os
 __version__: str
 #: The files of a result directory, in the order they are written.
 RESULT_FILES: list[str]
+#: Ethernet framing (spec 04 §2.2): preamble/SFD and the minimum gap around a frame on the
+#: wire (W = L2 + 20), MAC header and FCS around an IP packet (L2 = L3 + 18), the shortest frame.
+PREAMBLE_AND_GAP_BYTES: int
+MAC_OVERHEAD_BYTES: int
+MIN_FRAME_BYTES: int
 
 def load_scenario_file(path: str | os.PathLike[str], sets: list[str] = ...) -> str:
     """Load a scenario file, apply ``KEY=VALUE`` overrides, return the resolved TOML.

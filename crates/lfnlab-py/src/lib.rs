@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use lfnlab_cli::guard;
 use lfnlab_core::Error;
+use lfnlab_core::net::phy;
 use lfnlab_core::results::arrow::to_ipc_stream;
 use lfnlab_core::results::write::{summary_json, write_dir, RESULT_FILES};
 use lfnlab_core::scenario;
@@ -170,5 +171,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_FILES", RESULT_FILES.to_vec())?;
+    // Ethernet framing (spec 04 §2.2, spec 06 §1.2), so that the reproductions
+    // compute wire and frame sizes with the engine's own constants.
+    m.add("PREAMBLE_AND_GAP_BYTES", phy::PREAMBLE_AND_GAP_BYTES)?;
+    m.add("MAC_OVERHEAD_BYTES", phy::MAC_OVERHEAD_BYTES)?;
+    m.add("MIN_FRAME_BYTES", phy::MIN_FRAME_BYTES)?;
     Ok(())
 }

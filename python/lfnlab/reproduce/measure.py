@@ -1,21 +1,101 @@
-"""Values read from run outputs: trace columns at a time, goodput over an interval,
-link utilization from a monitor."""
+"""The measures every chapter shares, once: Ethernet framing (with the engine's own
+constants), the window fraction φ, a run summary's entries, and values read from run
+outputs (trace columns at a time, goodput over an interval, link utilization from a monitor)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
+
+from .. import _native
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["flow_rows", "value_at", "goodput_bps", "wire_bits", "first_index"]
+__all__ = [
+    "WIRE_OVERHEAD_BYTES",
+    "L2_OVERHEAD_BYTES",
+    "MIN_FRAME_BYTES",
+    "l2_bytes",
+    "wire_bytes",
+    "TCP_HEADER_BYTES",
+    "h_ip",
+    "mss_eff",
+    "phi",
+    "flow_entry",
+    "queue_entry",
+    "host_entry",
+    "flow_rows",
+    "value_at",
+    "goodput_bps",
+    "wire_bits",
+    "first_index",
+]
 
 #: Slack when matching a trace time to an interval edge, s (bin ends are sums of floats).
 TIME_EPS_S = 1e-9
-#: Preamble/SFD 8 B + IPG 12 B added to an L2 frame on the wire (spec 06 §1.2).
-WIRE_OVERHEAD_BYTES = 20
+#: Preamble/SFD 8 B + IPG 12 B added to an L2 frame on the wire (spec 06 §1.2): W = L2 + 20.
+WIRE_OVERHEAD_BYTES: int = _native.PREAMBLE_AND_GAP_BYTES
+#: MAC header and FCS around an IP packet: L2 = L3 + 18 (spec 04 §2.2).
+L2_OVERHEAD_BYTES: int = _native.MAC_OVERHEAD_BYTES
+#: The shortest Ethernet frame.
+MIN_FRAME_BYTES: int = _native.MIN_FRAME_BYTES
+
+
+def l2_bytes(l3_bytes: int) -> int:
+    """L2 = max(L3 + 18, 64) (spec 04 §2.2, spec 05 §2.1)."""
+    return max(l3_bytes + L2_OVERHEAD_BYTES, MIN_FRAME_BYTES)
+
+
+def wire_bytes(l3_bytes: int) -> int:
+    """W = L2 + 20: 1538 for a 1500-byte IP packet."""
+    return l2_bytes(l3_bytes) + WIRE_OVERHEAD_BYTES
+
+
+#: TCP header with the timestamp option (timestamps on by default, spec 04 §2.2, spec 06 §1.2).
+TCP_HEADER_BYTES = 32
+
+
+def h_ip(ip_version: int) -> int:
+    """IP header bytes: 20 (IPv4), 40 (IPv6 without extension headers)."""
+    if ip_version not in (4, 6):
+        raise ValueError(f"ip_version must be 4 or 6, got {ip_version!r}")
+    return 20 if ip_version == 4 else 40
+
+
+def mss_eff(mtu: int, ip_version: int = 4) -> int:
+    """MSS_eff = MTU − h_ip − 32 (timestamps on): 1448 for 1500 over IPv4, 9126 for 9198 over IPv6."""
+    return mtu - h_ip(ip_version) - TCP_HEADER_BYTES
+
+
+def phi(adv_win_scale: int) -> float:
+    """The window fraction φ = 1 − 2^−s for s ≥ 1, 2^s for s ≤ 0 (spec 06 §2.3, spec 04 §2.8):
+    the share of the receive buffer Linux advertises (``tcp_adv_win_scale``)."""
+    return 1.0 - 2.0**-adv_win_scale if adv_win_scale >= 1 else 2.0**adv_win_scale
+
+
+def _entry(entries: Any, name: str, what: str) -> Mapping[str, Any]:
+    for e in entries:
+        if e.get("name") == name:
+            return e
+    raise KeyError(f"summary has no {what} {name!r}")
+
+
+def flow_entry(summary: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """The summary's entry of flow ``name``."""
+    return _entry(summary["flows"], name, "flow")
+
+
+def queue_entry(summary: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """The summary's entry of queue ``name`` (``a->b``)."""
+    return _entry(summary["queues"], name, "queue")
+
+
+def host_entry(summary: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """The summary's DMA/memory counters of host ``name`` (spec 01 §2.6), totalled over the run."""
+    return _entry(summary["hosts"], name, "host")
 
 
 def flow_rows(tcp: pd.DataFrame, flow: str) -> pd.DataFrame:

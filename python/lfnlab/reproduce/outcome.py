@@ -7,6 +7,7 @@ classes only carry the values and say whether each criterion holds.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure as MplFigure
 
-__all__ = ["Check", "Table", "Figure", "RunRecord", "Outcome"]
+__all__ = ["Check", "Table", "Figure", "RunRecord", "Outcome", "AGREES", "expectation", "expectations_table", "verdict", "shown"]
 
 Measured = Union[float, int, bool, str]
 
@@ -155,3 +156,33 @@ class Outcome:
 
     def failed(self) -> list[Check]:
         return [c for c in self.checks if not c.passed]
+
+
+#: What an ``expectations`` row may say of the paper's expectation: chapters 01, 03 and 04
+#: judge ``yes`` / ``no`` / ``partly``, chapter 02 ``shown`` / ``not shown`` (spec 02 §5).
+AGREES = ("yes", "no", "partly", "shown", "not shown")
+
+
+def expectation(text: str, observed: str, agrees: str, notes: str = "") -> dict[str, str]:
+    """One row of an ``expectations`` table: the paper's sentence (shortened), what was
+    measured, the verdict (one of :data:`AGREES`), and how it was read from the numbers."""
+    if agrees not in AGREES:
+        raise ValueError(f"agrees must be one of {', '.join(AGREES)}, got {agrees!r}")
+    return {"expectation": text, "observed": observed, "agrees": agrees, "notes": notes}
+
+
+def expectations_table(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
+    """The ``expectations`` table of a reproduction."""
+    import pandas as pd
+
+    return pd.DataFrame(list(rows), columns=["expectation", "observed", "agrees", "notes"])
+
+
+def verdict(ok: Optional[bool]) -> str:
+    """``yes``/``no`` (``partly`` when ``None``)."""
+    return "partly" if ok is None else ("yes" if ok else "no")
+
+
+def shown(ok: bool) -> str:
+    """``shown``/``not shown`` (spec 02 §5)."""
+    return "shown" if ok else "not shown"

@@ -34,6 +34,7 @@ from typing import Any, Optional
 from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
+from .measure import L2_OVERHEAD_BYTES, TCP_HEADER_BYTES, h_ip, mss_eff, wire_bytes
 
 __all__ = [
     "SERVER",
@@ -77,17 +78,17 @@ HTTP_VARIANTS = ("http10", "http11", "http11_pipe")
 DATA_LINK = f"{SERVER}->{CLIENT}"
 #: Link rate of T0, per direction (spec 02 §4.1).
 RATE_BPS = 10e6
-#: MSS payload with timestamps (spec 02 §2.6.1).
-MSS_BYTES = 1448
+#: MSS payload with timestamps, 1448 (spec 02 §2.6.1).
+MSS_BYTES = mss_eff(1500)
 #: IP 20 + TCP 20 + timestamps 12: the header of a full data packet (spec 02 §2.3.1, H = 52).
-HEADER_BYTES = 52
+HEADER_BYTES = h_ip(4) + TCP_HEADER_BYTES
 #: IP total length of a full data segment, M + H; also of the first Quick-Start segment,
 #: which carries the 8-byte Report option and 8 bytes less payload (spec 02 §2.2.7).
 IP_PACKET_BYTES = MSS_BYTES + HEADER_BYTES
 #: Ethernet header + FCS: a monitor's L2 bytes are the IP total length + 18 per frame.
-L2_HEADER_BYTES = 18
+L2_HEADER_BYTES = L2_OVERHEAD_BYTES
 #: Wire footprint of a full frame: 1500 + 18 + 8 preamble + 12 IPG (spec 02 §4.1, O = 38).
-WIRE_BYTES = IP_PACKET_BYTES + 38
+WIRE_BYTES = wire_bytes(IP_PACKET_BYTES)
 #: RFC 3390 initial window for MSS 1448 (spec 02 §2.6.1).
 IW_SEGMENTS = 3
 SOCKET_BUFFER_BYTES = 8 * 2**20

@@ -32,7 +32,7 @@ import numpy as np
 from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
-from .measure import goodput_bps, value_at
+from .measure import TCP_HEADER_BYTES, goodput_bps, h_ip, l2_bytes, mss_eff, value_at, wire_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,12 +96,8 @@ SENDER_BUS = "none"
 SENDER_BUS_MODELS = ("none", "shared")
 #: The FCS never crosses the bus (spec 04 §2.4 rule 1).
 FCS_BYTES = 4
-#: MAC header + FCS in L2; preamble/SFD + gap added on the wire (spec 04 §2.2).
-L2_OVERHEAD_BYTES = 18
-WIRE_OVERHEAD_BYTES = 20
-L2_MIN_BYTES = 64
 #: TCP header with the timestamp option (timestamps on by default, spec 04 §2.2).
-H_TCP_BYTES = 32
+H_TCP_BYTES = TCP_HEADER_BYTES
 MTU_JUMBO = 9198
 MTU_STD = 1500
 #: Router egress buffer B_router (spec 04 §2.11).
@@ -136,28 +132,6 @@ CC_PARAMS: dict[str, Any] = {"variant": "bic-2.6.12"}
 
 
 # ------------------------------------------------------------------ framing (spec 04 §2.2)
-
-
-def h_ip(ip_version: int) -> int:
-    """IP header bytes: 20 (IPv4), 40 (IPv6 without extension headers)."""
-    if ip_version not in (4, 6):
-        raise ValueError(f"ip_version must be 4 or 6, got {ip_version!r}")
-    return 20 if ip_version == 4 else 40
-
-
-def l2_bytes(l3_bytes: int) -> int:
-    """L2 = max(L3 + 18, 64) (no VLAN tag)."""
-    return max(l3_bytes + L2_OVERHEAD_BYTES, L2_MIN_BYTES)
-
-
-def wire_bytes(l3_bytes: int) -> int:
-    """W = L2 + 20."""
-    return l2_bytes(l3_bytes) + WIRE_OVERHEAD_BYTES
-
-
-def mss_eff(mtu: int, ip_version: int) -> int:
-    """MSS_eff = MTU − h_ip − 32 (timestamps on): 9126 for 9198 over IPv6."""
-    return mtu - h_ip(ip_version) - H_TCP_BYTES
 
 
 def ack_l2_bytes(ip_version: int) -> int:

@@ -16,28 +16,21 @@ import numpy as np
 
 from .. import build as b
 from ..scenario import Scenario
+# W = max(L3 + 18, 64) + 20 (spec 05 §2.1).
+from .measure import WIRE_OVERHEAD_BYTES, wire_bytes
 
 __all__ = ["LINE_BPS", "l2_line_mbps", "frame_time_s", "period_s", "phase_ns", "bench_dict", "bench_scenario", "wire_bytes"]
 
 #: R_line (spec 05 §2.1).
 LINE_BPS = 1e9
-#: Preamble/SFD and inter-frame gap (spec 05 §2.1).
-FRAMING_BYTES = 20
-#: Ethernet header and FCS.
-L2_OVERHEAD_BYTES = 18
 #: The generator's ε for `gen.clock = independent` (spec 05 §2.4).
 GEN_CLOCK_PPM = 1.0
-
-
-def wire_bytes(l3_bytes: int) -> int:
-    """W = max(L3 + 18, 64) + 20 (spec 05 §2.1)."""
-    return max(l3_bytes + L2_OVERHEAD_BYTES, 64) + FRAMING_BYTES
 
 
 def l2_line_mbps(l3_bytes: int) -> float:
     """A saturated output's rate in L2 bytes: R_line·L2/W (987.0 Mbit/s for 1500-byte packets)."""
     w = wire_bytes(l3_bytes)
-    return LINE_BPS * (w - FRAMING_BYTES) / w / 1e6
+    return LINE_BPS * (w - WIRE_OVERHEAD_BYTES) / w / 1e6
 
 
 def frame_time_s(l3_bytes: int) -> float:

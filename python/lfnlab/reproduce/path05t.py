@@ -22,6 +22,7 @@ from typing import Any, Optional
 from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
+from .path06 import MSS_BYTES, WIRE_BYTES
 
 __all__ = ["FLOWS", "SENDERS", "AT_M", "LINE_GOODPUT_BPS", "tcp_bench_dict", "tcp_bench_scenario"]
 
@@ -30,7 +31,7 @@ SENDERS = ("s1", "s2")
 #: The monitored egress: M toward NS (the shared link after the DUT).
 AT_M = "m->ns"
 #: 1 GbE goodput bound: R·MSS/W with MSS 1448 (timestamps) and 1538 wire bytes a segment.
-LINE_GOODPUT_BPS = 1e9 * 1448 / 1538
+LINE_GOODPUT_BPS = 1e9 * MSS_BYTES / WIRE_BYTES
 #: spec 05 §2.7.
 BUFFER = "25MiB"
 TXQUEUELEN = 5000

@@ -14,6 +14,7 @@ from typing import Any, Optional
 from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
+from .measure import mss_eff, wire_bytes
 
 __all__ = [
     "BOTTLENECK",
@@ -30,10 +31,10 @@ __all__ = [
 BOTTLENECK = "r->rcv"
 #: The one TCP flow's name.
 FLOW = "f"
-#: Payload of a full segment, MTU 1500 with timestamps (spec 06 §1.2).
-MSS_BYTES = 1448
-#: Wire footprint of a 1500-B packet: L2 1518 + preamble/SFD 8 + IPG 12 (spec 06 §1.2).
-WIRE_BYTES = 1538
+#: Payload of a full segment, MTU 1500 with timestamps: 1448 (spec 06 §1.2).
+MSS_BYTES = mss_eff(1500)
+#: Wire footprint of a 1500-B packet: L2 1518 + preamble/SFD 8 + IPG 12 = 1538 (spec 06 §1.2).
+WIRE_BYTES = wire_bytes(1500)
 #: Access link rate as a multiple of the bottleneck rate (spec 06 §7).
 ACCESS_FACTOR = 10
 

@@ -7,14 +7,16 @@ Everything here is pure (no run): the formulas are unit-tested on their own.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .. import measure
 from ..measure import WIRE_OVERHEAD_BYTES
+from ..outcome import expectation, expectations_table, verdict
 from ..path01 import BOTTLENECK, FLOW, FRAME_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
 from ..path06 import wire_bound_bps
 
@@ -121,42 +123,19 @@ def advertised_window(buffer_bytes: float, phi: float = 1.0) -> int:
     return int(math.floor(phi * buffer_bytes / 2**s)) * 2**s
 
 
-def _entry(entries: Sequence[Mapping[str, Any]], name: str, what: str) -> Mapping[str, Any]:
-    for e in entries:
-        if e.get("name") == name:
-            return e
-    raise KeyError(f"summary has no {what} {name!r}")
-
-
 def queue_entry(summary: Mapping[str, Any], name: str = BOTTLENECK) -> Mapping[str, Any]:
     """The summary's entry of one queue (default: the emulator's TailDrop FIFO)."""
-    return _entry(summary["queues"], name, "queue")
+    return measure.queue_entry(summary, name)
 
 
 def host_entry(summary: Mapping[str, Any], name: str = "snd") -> Mapping[str, Any]:
-    """The summary's DMA/memory counters of one host (spec 01 §2.6), totalled over the run."""
-    return _entry(summary["hosts"], name, "host")
+    """The summary's DMA/memory counters of one host (default: the sender)."""
+    return measure.host_entry(summary, name)
 
 
 def flow_entry(summary: Mapping[str, Any], name: str = FLOW) -> Mapping[str, Any]:
-    return _entry(summary["flows"], name, "flow")
-
-
-def verdict(ok: bool | None) -> str:
-    """``yes``/``no`` (``partly`` when ``None``)."""
-    return "partly" if ok is None else ("yes" if ok else "no")
-
-
-def expectation(text: str, observed: str, agrees: str, notes: str = "") -> dict[str, str]:
-    """One row of the ``expectations`` table: the spec 01 §4 sentence (shortened), what was
-    measured, ``yes``/``no``/``partly``, and how ``agrees`` was read from the numbers."""
-    if agrees not in ("yes", "no", "partly"):
-        raise ValueError(f"agrees must be yes, no or partly, got {agrees!r}")
-    return {"expectation": text, "observed": observed, "agrees": agrees, "notes": notes}
-
-
-def expectations_table(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
-    return pd.DataFrame(list(rows), columns=["expectation", "observed", "agrees", "notes"])
+    """The summary's entry of one flow (default: the path's flow)."""
+    return measure.flow_entry(summary, name)
 
 
 #: The NIC line rate in frame bytes of full-size frames, as monitor M sees it (≈ 123.4 MB/s).

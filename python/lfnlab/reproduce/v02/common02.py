@@ -15,7 +15,9 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ..outcome import Check
+from ...models import quickstart
+from .. import measure
+from ..outcome import Check, expectation, expectations_table, shown
 from ..path02 import FLOW, IP_PACKET_BYTES, L2_HEADER_BYTES, RATE_BPS, WIRE_BYTES, qs_rate_bps
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "run_checks",
     "expectation",
     "expectations_table",
+    "shown",
 ]
 
 #: Rates in the tables and figures: Mbit/s = 10^6 bit/s of IP bytes.
@@ -54,11 +57,8 @@ HANDSHAKE_SLACK_S = 1e-3
 
 
 def flow_entry(summary: Mapping[str, Any], name: str = FLOW) -> Mapping[str, Any]:
-    """The summary's entry of flow ``name``."""
-    for f in summary["flows"]:
-        if f.get("name") == name:
-            return f
-    raise KeyError(f"summary has no flow {name!r}")
+    """The summary's entry of flow ``name`` (default: the T0 flow)."""
+    return measure.flow_entry(summary, name)
 
 
 def qs_entry(summary: Mapping[str, Any], name: str = FLOW) -> Mapping[str, Any]:
@@ -164,7 +164,8 @@ def qs_window_segments(rate_code: int, rtt_s: float, segment_bytes: int = IP_PAC
     """W_qs = ⌊(Rate(N)/8)·T/(M + H)⌋ (spec 02 §2.3.6); ⌊640000·τ/1500⌋ for N = 7."""
     if rtt_s <= 0:
         raise ValueError("rtt_s must be > 0")
-    return math.floor(qs_rate_bps(rate_code) / 8.0 * rtt_s / segment_bytes + 1e-9)
+    # The model's formula, with M + H = one IP packet (models.quickstart).
+    return quickstart.qs_window_segments(qs_rate_bps(rate_code), rtt_s, segment_bytes, 0)
 
 
 def pacing_plan(w_qs: int, rtt_ticks: int, chunk_min: int = 3) -> list[int]:
@@ -262,13 +263,3 @@ def run_checks(summaries: Mapping[str, Mapping[str, Any]], durations_s: Mapping[
         Check.equal(f"{what} that ran for their whole duration", finished, n, criterion=f"= {n} (summary duration_s)"),
         Check.equal(f"{what} whose packet conservation holds", holds, n, criterion=f"= {n} (summary conservation.holds)"),
     ]
-
-
-def expectation(text: str, observed: str, shown: bool, notes: str = "") -> dict[str, str]:
-    """One row of the ``expectations`` table: the spec 02 §5 sentence (shortened), what was
-    measured, ``shown``/``not shown``, and how the verdict was read from the numbers."""
-    return {"expectation": text, "observed": observed, "agrees": "shown" if shown else "not shown", "notes": notes}
-
-
-def expectations_table(rows: Sequence[Mapping[str, str]]) -> pd.DataFrame:
-    return pd.DataFrame(list(rows), columns=["expectation", "observed", "agrees", "notes"])

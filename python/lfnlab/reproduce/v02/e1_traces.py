@@ -45,6 +45,7 @@ from .common02 import (
     qs_window_segments,
     rate_bins,
     run_checks,
+    shown,
     ss_clean_rounds,
     ss_exit,
     trace_at_bin_ends,
@@ -366,7 +367,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
                 f"{r.cc} {r.rtt_ms} ms: 95 % at {_s(r.t95_s)} = {r.t95_rtts_after_first_data:.0f} RTTs after the first data RTT"
                 for r in ss.itertuples()
             ),
-            many,
+            shown(many),
             f"shown if every SS curve needs ≥ {MANY_RTTS} RTTs from its first data RTT to a bin above 95 % of the IP "
             "link rate",
         )
@@ -384,7 +385,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
                 f"packets; W_qs {r.w_qs}, sent in QS {r.qs_pkts_sent})"
                 for r in qs7.itertuples()
             ),
-            bool(at_rate) and all(at_rate),
+            shown(bool(at_rate) and all(at_rate)),
             "shown if the IP rate of the first data RTT is ≥ 90 % of the requested 5.12 Mbit/s in every rate-7 QS run",
         )
     )
@@ -397,7 +398,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
                 f"{r.cc} {r.rtt_ms} ms: 95 % at {_s(r.t95_s)} = {r.t95_rtts_after_first_data:.0f} RTTs after the first data RTT"
                 for r in qn.itertuples()
             ),
-            bool(len(few)) and bool(few.all()),
+            shown(bool(len(few)) and bool(few.all())),
             f"shown if every QS+none curve reaches a bin above 95 % ≤ {FEW_RTTS} RTTs after its first data RTT",
         )
     )
@@ -411,7 +412,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
         expectation(
             "§5.2 ssthresh ← W_qs hurts when the approved rate is below capacity: many seconds to the link rate",
             "95 % reached at: " + "; ".join(obs),
-            all(hurts),
+            shown(all(hurts)),
             "shown if QS+qs_window (rate 7) reaches 95 % later than both SS and QS+none for every CC and RTT",
         )
     )
@@ -426,7 +427,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
             expectation(
                 "§5.2 a smaller request makes it worse",
                 "qs_window, 95 % reached at: " + "; ".join(obs),
-                all(worse),
+                shown(all(worse)),
                 "shown if rate code 6 reaches 95 % later than rate code 7 for every CC and RTT",
             )
         )
@@ -443,7 +444,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
         expectation(
             "§5.2 in that phase (congestion avoidance after qs_window) Cubic grows faster than Reno",
             "; ".join(obs),
-            bool(faster) and all(faster),
+            shown(bool(faster) and all(faster)),
             f"shown if Cubic's mean IP rate over 0–{p.plot_s:g} s exceeds Reno's for every RTT and rate code with qs_window",
         )
     )
@@ -463,7 +464,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
                 "§5.3 at the longer RTT Cubic's initial ssthresh lies below the BDP: it leaves slow start below the link "
                 "rate and fills the link later than Reno",
                 "; ".join(obs),
-                all(ok),
+                shown(all(ok)),
                 "shown if, at every RTT whose BDP exceeds 102 segments, Cubic SS ends slow start below the BDP and reaches "
                 "95 % later than Reno SS",
             )
@@ -477,7 +478,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
             expectation(
                 "§5.3 with the ssthresh reduction Reno is so slow that plain slow start wins",
                 "; ".join(obs),
-                all(ok),
+                shown(all(ok)),
                 "shown if Reno QS+qs_window (rate 7) reaches 95 % later than Reno SS at every RTT whose BDP exceeds 102",
             )
         )
@@ -486,7 +487,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
             expectation(
                 "§5.3 (Cubic below the BDP at the longer RTT; Reno with qs_window slower than slow start)",
                 "not evaluated: no RTT of this form has a BDP above Cubic's initial ssthresh",
-                False,
+                shown(False),
                 "the full form runs 200 ms (BDP 162.5 segments)",
             )
         )

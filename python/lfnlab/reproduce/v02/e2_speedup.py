@@ -45,7 +45,7 @@ from ..outcome import Check, Figure, Outcome, Table
 from ..path02 import CCS, FLOW, IW_SEGMENTS, MSS_BYTES, RATE_BPS, SOCKET_BUFFER_BYTES, TXQUEUELEN, qs_rate_bps, t0_scenario
 from ..registry import Experiment
 from ..runner import Job, RunContext
-from .common02 import eta, eta_range, expectation, expectations_table, flow_entry, pacing_plan, qs_entry, run_checks
+from .common02 import eta, eta_range, expectation, expectations_table, flow_entry, pacing_plan, qs_entry, run_checks, shown
 
 #: spec 02 §4.3 acceptance: η = 1 ± 2 % within the initial window; model and simulation within 15 %.
 IW_ETA_TOL = 0.02
@@ -297,7 +297,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
             f"{len(iw)} points with N ≤ 3 segments: η in [{iw['eta_sim'].min():.4f}, {iw['eta_sim'].max():.4f}]"
             if len(iw)
             else "no size of this form fits the initial window",
-            bool(len(iw)) and bool(((iw["eta_sim"] - 1).abs() <= IW_ETA_TOL).all()),
+            shown(bool(len(iw)) and bool(((iw["eta_sim"] - 1).abs() <= IW_ETA_TOL).all())),
             "shown if every such point has |η − 1| ≤ 2 %",
         )
     )
@@ -314,7 +314,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
         expectation(
             "§5.4 η is largest for medium transfers (≈ 10 kB – 1 MB) and falls back towards 1 for multi-megabyte transfers",
             "; ".join(obs),
-            all(peaks),
+            shown(all(peaks)),
             "shown if for every CC and RTT the largest η lies at 10 kB – 1 MB and η − 1 at the largest size is below half "
             "of the peak's η − 1",
         )
@@ -328,7 +328,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
         expectation(
             "§5.4 η grows with the RTT",
             "; ".join(obs),
-            all(grow),
+            shown(all(grow)),
             "shown if, for each CC, the peak η over the sizes does not decrease from one RTT to the next",
         )
     )
@@ -338,7 +338,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
         expectation(
             "§5.4 η is well above 1 from RTTs of a few tens of ms upwards",
             ", ".join(f"{cc} {rtt} ms {v:.2f}" for (cc, rtt), v in few_tens.items()),
-            bool(len(few_tens)) and bool((few_tens >= 1.2).all()),
+            shown(bool(len(few_tens)) and bool((few_tens >= 1.2).all())),
             "shown if the peak η is ≥ 1.2 for every CC at every RTT ≥ 20 ms",
         )
     )
@@ -352,7 +352,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
                 f"η_Reno − η_Cubic over {len(d)} points: mean {d.mean():+.3f}, min {d.min():+.3f}, max {d.max():+.3f}; "
                 f"{int((beyond > 0).sum())} points higher for Reno, {int((beyond < 0).sum())} higher for Cubic "
                 "(|difference| > 0.001)",
-                bool(len(beyond)) and d.mean() > 0 and int((beyond > 0).sum()) > int((beyond < 0).sum()),
+                shown(bool(len(beyond)) and d.mean() > 0 and int((beyond > 0).sum()) > int((beyond < 0).sum())),
                 "shown if the mean difference is positive and Reno is ahead at more of the differing points",
             )
         )
@@ -365,7 +365,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
             "§5.5 the model matches only with per-segment ACKs (γ≈2); the delayed-ACK variant (γ≈1.5) overestimates η",
             f"mean |η_sim/η_model − 1|: γ≈2 {mae2:.3f}, γ≈1.5 {mae15:.3f}; γ≈1.5 above the simulation at {over} of "
             f"{len(sped)} points with η > 1.02 (largest |dev| γ≈2 {g['dev_model_g2'].abs().max():.3f})",
-            mae2 < mae15 and over > len(sped) / 2,
+            shown(mae2 < mae15 and over > len(sped) / 2),
             "shown if γ≈2 has the smaller mean deviation and γ≈1.5 exceeds the simulated η at most points with a speedup",
         )
     )

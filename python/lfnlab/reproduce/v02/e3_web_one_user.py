@@ -26,7 +26,7 @@ from ..outcome import Check, Figure, Outcome, Table
 from ..path02 import CCS, HTTP_VARIANTS, MODES, WEB_MODELS
 from ..registry import Experiment
 from ..runner import Job, RunContext
-from .common02 import expectation, expectations_table
+from .common02 import expectation, expectations_table, shown
 from .web02 import RTT_S, WARMUP_S, Variant, batch_means, keep, paired_differences, run_row, scenario, web_checks
 
 _CC = {"reno": "Reno", "cubic": "Cubic"}
@@ -103,7 +103,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
         expectation(
             "§5.6 mean object download time with Quick-Start is below slow start for every HTTP variant and both models",
             "; ".join(f"{r.model} {r.http} {r.cc}: SS {r.ss_mean_s:.3f} s, QS {r.qs_mean_s:.3f} s" for r in per.itertuples()),
-            below,
+            shown(below),
             "shown if QS < SS in every (model, HTTP, CC) run pair",
         )
     )
@@ -116,7 +116,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
             expectation(
                 "§5.6 the absolute gain is small for the surge-default model and large for the large-files model",
                 "; ".join(f"{h} {cc}: {s[(h, cc)]:.3f} s vs {lf[(h, cc)]:.3f} s" for h, cc in lf.index),
-                ok,
+                shown(ok),
                 "shown if the large-files gain exceeds the surge-default gain for every (HTTP, CC)",
             )
         )
@@ -130,7 +130,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
         expectation(
             "§5.6 the gain is largest for HTTP/1.0 (every file starts a new connection)",
             "; ".join(obs) or "not evaluated",
-            bool(ok) and all(ok),
+            shown(bool(ok) and all(ok)),
             "shown if the absolute gain of http10 is at least that of each persistent variant, per model and CC",
         )
     )
@@ -144,7 +144,7 @@ def expectations(g: pd.DataFrame) -> pd.DataFrame:
                 for r in pers.itertuples()
             )
             or "not evaluated",
-            bool(len(pers)) and bool(pers["paired_gain_positive"].all()),
+            shown(bool(len(pers)) and bool(pers["paired_gain_positive"].all())),
             "shown if, for every persistent (model, HTTP, CC), the 95 % interval of the paired gain (the same objects "
             "under SS and QS) lies above 0; the unpaired intervals of the two means are given for reference",
         )

@@ -26,7 +26,7 @@ from ..outcome import Figure, Outcome, Table
 from ..path02 import CCS, HTTP_VARIANTS
 from ..registry import Experiment
 from ..runner import Job, RunContext
-from .common02 import expectation, expectations_table
+from .common02 import expectation, expectations_table, shown
 from .web02 import RTT_S, WARMUP_S, Variant, keep, run_row, scenario, web_checks
 
 #: spec 02 §4.5: the users grid.
@@ -114,7 +114,7 @@ def expectations(pu: pd.DataFrame) -> pd.DataFrame:
         expectation(
             "§5.7 download times grow with the number of users",
             "; ".join(f"{mode}: " + ", ".join(f"U={u} {t:.2f} s" for u, t in zip(us, ts)) for mode, us, ts in grow),
-            all(_grows(ts) for _, _, ts in grow),
+            shown(all(_grows(ts) for _, _, ts in grow)),
             "shown if, for SS and QS, the mean at the largest U exceeds the mean at the smallest U",
         )
     )
@@ -123,7 +123,7 @@ def expectations(pu: pd.DataFrame) -> pd.DataFrame:
         expectation(
             "§5.7 the Quick-Start benefit shrinks with the number of users",
             ", ".join(f"U={int(r.users)} {r.benefit_rel:.0%}" for r in b.itertuples()),
-            bool(len(b) > 1 and b["benefit_rel"].iloc[-1] < b["benefit_rel"].iloc[0]),
+            shown(bool(len(b) > 1 and b["benefit_rel"].iloc[-1] < b["benefit_rel"].iloc[0])),
             "shown if the relative benefit 1 − QS/SS at the largest U is below that at the smallest U",
         )
     )
@@ -132,7 +132,7 @@ def expectations(pu: pd.DataFrame) -> pd.DataFrame:
         expectation(
             "§5.7 fewer requests are approved and approvals are smaller as the load grows",
             ", ".join(f"U={int(r.users)} ratio {r.approval_ratio:.2f}, {r.approved_mean_mbps:.2f} Mbit/s" for r in q.itertuples()),
-            bool(len(q) > 1 and q["approval_ratio"].iloc[-1] < q["approval_ratio"].iloc[0] and q["approved_mean_mbps"].iloc[-1] < q["approved_mean_mbps"].iloc[0]),
+            shown(bool(len(q) > 1 and q["approval_ratio"].iloc[-1] < q["approval_ratio"].iloc[0] and q["approved_mean_mbps"].iloc[-1] < q["approved_mean_mbps"].iloc[0])),
             "shown if the approval ratio and the mean approved rate at the largest U are below those at the smallest U",
         )
     )

@@ -23,7 +23,7 @@ from ..outcome import Check, Figure, Outcome, Table
 from ..path02 import RATE_BPS, WEB_FLOW, code_floor_bps, qs_rate_bps
 from ..registry import Experiment
 from ..runner import RunContext
-from .common02 import expectation, expectations_table, flow_entry
+from .common02 import expectation, expectations_table, flow_entry, shown
 from . import e4_users as e4
 from .e4_users import USERS, benefit, per_users, run_sweep, users_figure
 from .web02 import RATE_CODE, RTT_S, WARMUP_S, Variant, web_checks
@@ -80,7 +80,7 @@ def expectations(pu: pd.DataFrame, thresholds: Sequence[float]) -> pd.DataFrame:
             expectation(
                 f"§5.8 with only {th:.0%} of the capacity for Quick-Start there is still a clear benefit over slow start",
                 ", ".join(f"U={int(r.users)} {r.benefit_rel:.0%}" for r in b.itertuples()),
-                bool(len(b) and (b["benefit_rel"] > 0).all() and b["benefit_rel"].iloc[0] >= CLEAR_BENEFIT),
+                shown(bool(len(b) and (b["benefit_rel"] > 0).all() and b["benefit_rel"].iloc[0] >= CLEAR_BENEFIT)),
                 f"shown if QS θ={th:g} has a lower mean download time than SS at every U (benefit 1 − QS/SS > 0) and "
                 f"gains at least {CLEAR_BENEFIT:.0%} at the smallest U, the under-used link where §5.7 expects Quick-Start "
                 "to help; near saturation the benefit of every θ is small (02.E4)",

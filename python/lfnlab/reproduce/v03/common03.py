@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..path03 import ACKS_IN, SENDER_NIC
-from ..v01.common01 import expectation, expectations_table, flow_entry, queue_entry, verdict
+from ..measure import flow_entry, queue_entry
+from ..outcome import expectation, expectations_table, verdict
 
 __all__ = [
     "MBPS",

@@ -15,6 +15,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
+from ..measure import L2_OVERHEAD_BYTES, TCP_HEADER_BYTES, h_ip, mss_eff
 from ..outcome import Check
 from ..path03 import ACKS_IN, FLOW, SENDER_NIC
 from .common03 import MBPS, PREAMBLE_BYTES, flow_entry, trial_stats
@@ -51,8 +52,8 @@ RCV_MONITOR = "r3->rcv"
 #: Header bytes of a frame counted by a monitor (L2 bytes = IP + 18): 18 Ethernet + 20 IP +
 #: 32 TCP with timestamps (spec 03 §2.2: MTU 1500, MSS 1448), so payload = bytes − 70·frames
 #: for data segments and pure ACKs (a SYN's options add 8 bytes once per run).
-HEADER_BYTES = 70
-MSS = 1448
+HEADER_BYTES = L2_OVERHEAD_BYTES + h_ip(4) + TCP_HEADER_BYTES
+MSS = mss_eff(1500)
 #: P-TM propagation RTT, 2 × (1 + 98 + 1) ms (spec 03 §2.10).
 BASE_RTT_S = 0.2
 #: spec 03 §2.9: initial cwnd 2 segments.

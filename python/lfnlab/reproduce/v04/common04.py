@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from ...result import Result
-from ..measure import flow_rows
-from ..outcome import Check, Table
+from ..measure import flow_rows, phi
+from ..outcome import Check, Table, expectation, expectations_table
 from ..path04 import (
     EDGE_TO_RECEIVER,
     FLOW,
@@ -33,7 +33,6 @@ from ..path04 import (
     sustained_rate_bps,
     t_up_s,
 )
-from ..v01.common01 import expectation, expectations_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,11 +76,6 @@ SEEDS_NOTE = (
     "The only random choice of spec 04 §2 on the emulated path is the CPU cost jitter (±5 % per work item), "
     "so the seeds of one point differ only through it (the `distinct_runs` column counts different event hashes)."
 )
-
-
-def phi(adv_win_scale: int) -> float:
-    """Window fraction φ = 1 − 2^−s for s ≥ 1 (spec 04 §2.8), 2^s for s ≤ 0."""
-    return 1.0 - 2.0**-adv_win_scale if adv_win_scale >= 1 else 2.0**adv_win_scale
 
 
 def window_rate_bps(buffer_bytes: float, rtt_s: float, adv_win_scale: int = 1) -> float:

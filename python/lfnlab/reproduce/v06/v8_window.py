@@ -11,7 +11,7 @@ import pandas as pd
 from ...result import Result
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
-from ..measure import flow_rows, goodput_bps
+from ..measure import flow_rows, goodput_bps, phi
 from ..outcome import Check, Figure, Outcome, Table
 from ..path06 import FLOW, bdp_bytes, path_scenario, wire_bound_bps
 from ..registry import Experiment
@@ -52,11 +52,6 @@ QUICK = Params(
     duration_s=3.0,
     measure_from_s=1.5,
 )
-
-
-def phi(adv_win_scale: int) -> float:
-    """Window fraction φ = 1 − 2^−s for s ≥ 1, 2^s for s ≤ 0 (spec 06 §2.3)."""
-    return 1.0 - 2.0**-adv_win_scale if adv_win_scale >= 1 else 2.0**adv_win_scale
 
 
 def _label(k: float) -> str:
