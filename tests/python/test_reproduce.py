@@ -138,6 +138,61 @@ def test_resume_reuses_stamped_runs_and_reruns_the_rest(
     assert json.loads((runs[0] / "reproduce.json").read_text(encoding="utf-8")) == stamp
 
 
+def _interrupted_while_writing_figures(out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``lfnlab reproduce 06.V2 --quick`` stopped by Ctrl-C after its runs and tables were
+    written, while its first figure is saved (in process, so the moment is exact)."""
+    from lfnlab.reproduce import command, report
+
+    def interrupt(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "save_png", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        command.main(["06.V2", "--quick", "--out", str(out)])
+    monkeypatch.undo()
+    assert list(out.glob("*.csv")), "tables were written"
+    assert not (out / "report.md").exists()
+    assert json.loads((out / "checks.json").read_text(encoding="utf-8"))["incomplete"] is True
+
+
+def _same_files(a_dir: Path, b_dir: Path) -> None:
+    assert sorted(f.name for f in a_dir.iterdir() if f.is_file()) == sorted(f.name for f in b_dir.iterdir() if f.is_file())
+    for f in sorted(a_dir.iterdir()):
+        if f.is_file():
+            a, b = f.read_bytes(), (b_dir / f.name).read_bytes()
+            if f.name in ("report.md", "report.html"):
+                a, b = a.replace(str(a_dir).encode(), b"OUT"), b.replace(str(b_dir).encode(), b"OUT")
+            assert a == b, f.name
+
+
+@pytest.mark.engine
+def test_resume_finishes_an_output_interrupted_while_its_tables_were_written(
+    quick_outputs: dict[str, tuple[Path, subprocess.CompletedProcess[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d, _ = quick_outputs["06.V2"]
+    out = tmp_path / "interrupted"
+    _interrupted_while_writing_figures(out, monkeypatch)
+    kept = {r.name: (r / "summary.json").stat().st_ino for r in (out / "runs").iterdir()}
+    assert kept
+    p = run_cli("reproduce", "06.V2", "--quick", "--resume", "--out", out)
+    assert p.returncode == 0, p.stderr
+    for name, inode in kept.items():
+        assert (out / "runs" / name / "summary.json").stat().st_ino == inode, f"{name} was run again"
+    _same_files(d, out)
+
+
+@pytest.mark.engine
+def test_a_rerun_replaces_an_interrupted_output(
+    quick_outputs: dict[str, tuple[Path, subprocess.CompletedProcess[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d, _ = quick_outputs["06.V2"]
+    out = tmp_path / "interrupted"
+    _interrupted_while_writing_figures(out, monkeypatch)
+    p = run_cli("reproduce", "06.V2", "--quick", "--out", out)
+    assert p.returncode == 0, p.stderr
+    _same_files(d, out)
+
+
 def test_resume_refuses_a_foreign_directory(tmp_path: Path) -> None:
     precious = tmp_path / "precious"
     precious.mkdir()

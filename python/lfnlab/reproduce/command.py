@@ -17,8 +17,8 @@ from typing import Optional
 
 from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_workers
 from .registry import Experiment, catalogue, find, list_lines
-from .report import CHECKS, write_report
-from .runner import RUNS_DIR, default_workers
+from .report import CHECKS, write_incomplete_manifest, write_report
+from .runner import RUNS_DIR, STAMP, default_workers
 
 __all__ = ["main", "UsageError"]
 
@@ -69,11 +69,13 @@ def _experiment(experiment_id: Optional[str]) -> Experiment:
 
 def prepare_out(out: Path, resume: bool = False) -> None:
     """Make ``out`` ready: create it, or clear a previous ``lfnlab reproduce`` output in it
-    (only the files and run directories its ``checks.json`` lists). Anything else that is
-    not empty is refused, as ``lfnlab run`` refuses to replace a foreign directory.
+    (only the files and run directories its ``checks.json`` lists, and, for an output that
+    was interrupted, its stamped runs). Anything else that is not empty is refused, as
+    ``lfnlab run`` refuses to replace a foreign directory.
 
-    With ``resume`` nothing is cleared: ``out`` may also be an interrupted output (only a
-    ``runs`` directory), whose stamped runs the runner reuses."""
+    With ``resume`` nothing is cleared: ``out`` may also be an interrupted output (its
+    ``checks.json`` marked incomplete, or only a ``runs`` directory), whose stamped runs
+    the runner reuses."""
     if out.exists() and not out.is_dir():
         raise UsageError("--out", f"{out} exists and is not a directory")
     if resume:
@@ -97,6 +99,9 @@ def prepare_out(out: Path, resume: bool = False) -> None:
             p = out / name
             if p.parent == out and p.is_file():  # names only, never a path outside OUT
                 p.unlink()
+        if previous.get("incomplete"):
+            # Interrupted before its report listed its runs: every stamped run is this command's.
+            runs += [f"{RUNS_DIR}/{p.name}" for p in sorted((out / RUNS_DIR).glob("*")) if (p / STAMP).is_file()]
         for run in runs:
             p = out / run
             if p.parent == out / RUNS_DIR and p.is_dir():
@@ -135,6 +140,9 @@ def main(argv: Sequence[str]) -> int:
 
     form = "quick" if args.quick else "full"
     print(f"{experiment.id} ({form} form): {experiment.title}; {workers} worker(s); output in {out}", flush=True)
+    if not (args.resume and (out / CHECKS).is_file()):
+        # From here on OUT is this command's output, even if it is interrupted (report.py).
+        write_incomplete_manifest(out, experiment, quick=args.quick, runs=[], files=[])
     try:
         outcome = experiment.run(args.quick, workers, out, resume=args.resume)
     except LfnlabError as e:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from .registry import Experiment
 
-__all__ = ["write_report", "REPORT", "REPORT_HTML", "CHECKS"]
+__all__ = ["write_report", "write_incomplete_manifest", "REPORT", "REPORT_HTML", "CHECKS"]
 
 REPORT = "report.md"
 #: report.md as one HTML page with its figures inline (lfnlab.html).
@@ -78,9 +78,33 @@ def command_line(experiment_id: str, quick: bool, out_arg: str) -> str:
     return f"lfnlab reproduce {experiment_id}" + (" --quick" if quick else "") + f" --out {out_arg}"
 
 
+def write_incomplete_manifest(experiment_out: Path, experiment: Experiment, *, quick: bool, runs: list[str], files: list[str]) -> None:
+    """``checks.json`` of an output still being made: the experiment, its form, and the runs
+    and files it may already hold (``"incomplete": true``, no checks). ``lfnlab reproduce``
+    writes it when it starts and again before the report's files; the finished report
+    replaces it."""
+    manifest = {
+        "experiment": experiment.id,
+        "title": experiment.title,
+        "reference": experiment.reference,
+        "form": "quick" if quick else "full",
+        "incomplete": True,
+        "checks": [],
+        "runs": sorted(runs),
+        "files": sorted(files + [CHECKS]),
+    }
+    (experiment_out / CHECKS).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def write_report(experiment: Experiment, outcome: Outcome, out: Path, *, quick: bool, out_arg: str) -> Path:
-    """Write every file of the output directory; return the path of ``report.md``."""
+    """Write every file of the output directory; return the path of ``report.md``.
+
+    Before the first file, ``checks.json`` lists every file about to be written (marked
+    ``"incomplete": true``), so that an output interrupted while its tables are written is
+    still recognised as this command's: ``--resume`` finishes it, a rerun clears it."""
     out.mkdir(parents=True, exist_ok=True)
+    planned = [f"{t.name}.csv" for t in outcome.tables] + [f"{f.name}.png" for f in outcome.figures]
+    write_incomplete_manifest(out, experiment, quick=quick, runs=[r.directory for r in outcome.runs], files=planned + [REPORT, REPORT_HTML])
     files: list[str] = []
     for table in outcome.tables:
         table.frame.to_csv(out / f"{table.name}.csv", index=False, lineterminator="\n")
