@@ -5,6 +5,7 @@ read what it wrote. The whole module takes about 30 s on 2 cores."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -191,6 +192,29 @@ def test_a_rerun_replaces_an_interrupted_output(
     p = run_cli("reproduce", "06.V2", "--quick", "--out", out)
     assert p.returncode == 0, p.stderr
     _same_files(d, out)
+
+
+@pytest.mark.engine
+def test_progress_json_counts_every_run(tmp_path: Path) -> None:
+    out = tmp_path / "v6"
+    p = run_cli("reproduce", "06.V6", "--quick", "--workers", "2", "--progress", "json", "--out", out)
+    assert p.returncode == 0, p.stderr
+    lines = [json.loads(line) for line in p.stderr.splitlines() if line.startswith("{")]
+    assert {line["kind"] for line in lines} == {"reproduce"}
+    runs = len(json.loads((out / "checks.json").read_text(encoding="utf-8"))["runs"])
+    assert lines[0]["done"] == 0 and lines[0]["total"] == 0, "a line when the experiment starts"
+    assert lines[-1]["done"] == lines[-1]["total"] == runs and lines[-1]["remaining"] == 0 and lines[-1]["eta_s"] == 0
+    dones = [line["done"] for line in lines]
+    assert dones == sorted(dones) and len(set(dones)) == runs + 1, "one line per finished run"
+    assert all(line["done"] + line["failed"] + line["lost"] + line["remaining"] == line["total"] for line in lines)
+
+
+def test_the_terminal_line_names_the_experiment() -> None:
+    from lfnlab.sweep.progress import Tally, TerminalProgress
+
+    tally = Tally(total=4, kind="reproduce", clock=lambda: 0.0)
+    tally.done_now = 1
+    assert TerminalProgress(io.StringIO(), "04.E4.1").line(tally).startswith("reproduce 04.E4.1: 1/4 done, 0 failed, 3 remaining")
 
 
 def test_resume_refuses_a_foreign_directory(tmp_path: Path) -> None:

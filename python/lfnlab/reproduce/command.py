@@ -1,6 +1,6 @@
 """The ``lfnlab reproduce`` verb (spec 00 §2.3): arguments, output directory, exit status.
 
-``lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--resume]`` and ``lfnlab reproduce --list``.
+``lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--resume] [--progress MODE]`` and ``lfnlab reproduce --list``.
 Exit status 0 when every check passes, 1 when the experiment ran but a check
 failed (or a run failed), 2 for invalid arguments.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_workers
+from ..sweep.progress import MODES, make_progress
 from .registry import Experiment, catalogue, find, list_lines
 from .report import CHECKS, write_incomplete_manifest, write_report
 from .runner import RUNS_DIR, STAMP, default_workers
@@ -44,6 +45,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep DIR's finished runs and reuse each one whose scenario and engine are unchanged "
         "(an interrupted or extended sweep runs only what is missing)",
+    )
+    p.add_argument(
+        "--progress",
+        choices=MODES,
+        default="auto",
+        help="runs done, asked for so far, ETA: a line on a terminal (auto), JSON lines on stderr (json), or none",
     )
     p.add_argument("--list", action="store_true", help="list the catalogue, one line per experiment")
     return p
@@ -131,7 +138,7 @@ def main(argv: Sequence[str]) -> int:
         where = f"{e.argument}: " if e.argument else ""
         print(f"error: <arguments>: {where}{e.message}", file=sys.stderr)
         print(
-            "usage: lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--resume] | lfnlab reproduce --list",
+            "usage: lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--resume] [--progress MODE] | lfnlab reproduce --list",
             file=sys.stderr,
         )
         return EXIT_INVALID_INPUT
@@ -144,7 +151,8 @@ def main(argv: Sequence[str]) -> int:
         # From here on OUT is this command's output, even if it is interrupted (report.py).
         write_incomplete_manifest(out, experiment, quick=args.quick, runs=[], files=[])
     try:
-        outcome = experiment.run(args.quick, workers, out, resume=args.resume)
+        progress = make_progress(args.progress, stream=sys.stderr, name=experiment.id)
+        outcome = experiment.run(args.quick, workers, out, resume=args.resume, progress=progress)
     except LfnlabError as e:
         from ..testbed.lab import TestbedUnavailableError
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from .outcome import Outcome
 from .quantities import describe
+from ..sweep.progress import NoProgress, Progress
 from .runner import RunContext
 
 __all__ = ["Experiment", "catalogue", "find", "list_lines"]
@@ -46,12 +47,14 @@ class Experiment:
         full = dict(describe(self.full))
         return [(label, value, full.get(label, "—")) for label, value in quick]
 
-    def run(self, quick: bool, workers: int, out: Path, resume: bool = False) -> Outcome:
+    def run(self, quick: bool, workers: int, out: Path, resume: bool = False, progress: Optional[Progress] = None) -> Outcome:
         """Run the experiment, raw results under ``out/runs``; return its outcome. With
         ``resume``, stamped runs already in ``out/runs`` with the same scenario and engine
-        are reused (see :mod:`.runner`)."""
-        ctx = RunContext(out=out, workers=workers, quick=quick, resume=resume)
+        are reused (see :mod:`.runner`). ``progress`` reports the runs as they finish."""
+        ctx = RunContext(out=out, workers=workers, quick=quick, resume=resume, progress=progress or NoProgress())
+        ctx.progress.start(ctx.tally)
         outcome = self.body(self.params(quick), ctx)
+        ctx.progress.finish(ctx.tally)
         outcome.runs = list(ctx.records)
         return outcome
 

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from typing import Any, Callable, Optional
 from ..bench_run import BenchResult, run_bench
 from ..result import Result, load_result, run
 from ..scenario import Scenario
+from ..sweep.progress import NoProgress, Progress, Tally
 from .outcome import RunRecord
 
 __all__ = ["Job", "RunContext", "run_all", "default_workers"]
@@ -92,6 +94,7 @@ def run_all(
     workers: int,
     keep: Optional[Callable[[Result], Any]] = None,
     resume: bool = False,
+    finished: Optional[Callable[[bool], None]] = None,
 ) -> dict[str, Any]:
     """Run every job with up to ``workers`` threads; write each to ``runs_dir/<label>``.
 
@@ -101,6 +104,7 @@ def run_all(
     Returns ``{label: keep(result)}`` (the Result itself without ``keep``) in label
     order. ``keep`` runs in the worker thread, so a large trace can be reduced before
     the next run starts. If runs fail, the error of the first failing label is raised.
+    ``finished(reused)`` is called from the worker as each run is done.
     """
     labels = [j.label for j in jobs]
     bad = [lab for lab in labels if not _LABEL.match(lab)]
@@ -115,10 +119,14 @@ def run_all(
     def one(job: Job) -> Any:
         run_dir = runs_dir / job.label
         result = _reusable(job, run_dir) if resume else None
+        reused = result is not None
         if result is None:
             result = run(job.scenario, out=run_dir)
             (run_dir / STAMP).write_text(json.dumps(_stamp(job.scenario), indent=1) + "\n", encoding="utf-8")
-        return result if keep is None else keep(result)
+        kept = result if keep is None else keep(result)
+        if finished is not None:
+            finished(reused)
+        return kept
 
     by_label = {j.label: j for j in jobs}
     return _in_pool(sorted(by_label), lambda label: one(by_label[label]), workers)
@@ -146,6 +154,23 @@ class RunContext:
     quick: bool
     resume: bool = False
     records: list[RunRecord] = field(default_factory=list)
+    #: Where the runs' progress goes (``--progress``); the tally counts every run asked for so far.
+    progress: Progress = field(default_factory=NoProgress)
+    tally: Tally = field(default_factory=lambda: Tally(total=0, kind="reproduce"))
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def _finished(self, reused: bool) -> None:
+        with self._lock:
+            if reused:
+                self.tally.reused += 1
+            else:
+                self.tally.done_now += 1
+            self.progress.update(self.tally)
+
+    def _planned(self, n: int) -> None:
+        with self._lock:
+            self.tally.total += n
+            self.progress.update(self.tally)
 
     @property
     def runs_dir(self) -> Path:
@@ -159,7 +184,8 @@ class RunContext:
             summaries[result.out_dir.name if result.out_dir else ""] = result.summary
             return result if keep is None else keep(result)
 
-        kept = run_all(jobs, self.runs_dir, self.workers, keep_and_log, resume=self.resume)
+        self._planned(len(jobs))
+        kept = run_all(jobs, self.runs_dir, self.workers, keep_and_log, resume=self.resume, finished=self._finished)
         for label in kept:
             self.records.append(RunRecord(label, f"{RUNS_DIR}/{label}", summaries[label]))
         self.records.sort(key=lambda r: r.label)
@@ -171,7 +197,14 @@ class RunContext:
         records. Returns ``{label: keep(label, result)}`` in label order; if runs fail, the
         error of the first failing label is raised."""
 
-        return _in_pool(sorted(builds), lambda label: keep(label, run_bench(builds[label]())), self.workers)
+        self._planned(len(builds))
+
+        def one(label: str) -> Any:
+            kept = keep(label, run_bench(builds[label]()))
+            self._finished(False)
+            return kept
+
+        return _in_pool(sorted(builds), one, self.workers)
 
     def run_keyed(self, jobs: Sequence[Job], keeps: Mapping[str, Callable[[Result], Any]]) -> dict[str, Any]:
         """:meth:`run` with a ``keep`` per job, looked up by its label (the run's directory name)."""

@@ -13,7 +13,9 @@ Three reporters behind one interface:
   a line when the sweep starts, one per finished run, and a final one. ``done``
   includes runs reused from an earlier sweep (``reused``); ``done + failed + lost +
   remaining = total``. ``eta_s`` is null until a run of this sweep has finished.
-  (The single-run progress of ``lfnlab run`` uses ``"kind": "run"``.)
+  (The single-run progress of ``lfnlab run`` uses ``"kind": "run"``; ``lfnlab reproduce``
+  uses ``"kind": "reproduce"``, whose ``total`` counts the runs its experiment has asked
+  for so far: an experiment may plan more runs once a batch is done.)
 - :class:`NoProgress`: nothing (not a terminal, ``--quiet``, ``--progress none``).
 """
 
@@ -47,6 +49,8 @@ class Tally:
     lost: int = 0
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     started: float = field(default=0.0, repr=False)
+    #: ``"kind"`` of the JSON lines: ``sweep`` or ``reproduce``.
+    kind: str = "sweep"
 
     def __post_init__(self) -> None:
         self.started = self.clock()
@@ -78,7 +82,7 @@ class Tally:
     def as_json(self) -> dict[str, object]:
         eta = self.eta_s()
         return {
-            "kind": "sweep",
+            "kind": self.kind,
             "done": self.done,
             "failed": self.failed,
             "remaining": self.remaining,
@@ -143,7 +147,7 @@ class TerminalProgress(Progress):
         self._last = float("-inf")
 
     def line(self, tally: Tally) -> str:
-        head = f"sweep {self.name}: " if self.name else "sweep: "
+        head = f"{tally.kind} {self.name}: " if self.name else f"{tally.kind}: "
         text = (
             f"{head}{tally.done}/{tally.total} done, {tally.failed} failed, {tally.remaining} remaining"
             + (f", {tally.lost} lost" if tally.lost else "")
