@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-from lfnlab.reproduce.v05 import checklist05 as ck
+from lfnlab.reproduce.ch05_switches import checklist05 as ck
 
 FULL = 1000 * 1518 / 1538  # R_line·L2/W, Mbit/s
 

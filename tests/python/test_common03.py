@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from lfnlab.reproduce.path03 import ACKS_IN, SENDER_NIC
-from lfnlab.reproduce.v03 import common03 as c
+from lfnlab.reproduce.ch03_end_node_rate_control import common03 as c
 
 
 def test_trial_stats() -> None:

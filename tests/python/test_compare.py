@@ -90,7 +90,7 @@ def test_bad_arguments_and_unsupported_scenarios_exit_2(tmp_path: Path) -> None:
 
 def test_real_m1_is_catalogued_with_its_matrix() -> None:
     from lfnlab.reproduce.registry import find
-    from lfnlab.reproduce.vreal.m1_matrix import FULL, _cells
+    from lfnlab.reproduce.real_testbed.m1_matrix import FULL, _cells
 
     e = find("real.M1")
     assert e is not None

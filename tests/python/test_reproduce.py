@@ -270,7 +270,7 @@ def test_a_failed_check_exits_1_and_names_it(
     from lfnlab.reproduce import command
     from lfnlab.reproduce.outcome import Check, Outcome
     from lfnlab.reproduce.registry import Experiment
-    from lfnlab.reproduce.v06.v6_determinism import QUICK
+    from lfnlab.reproduce.ch06_tcp_validation.v6_determinism import QUICK
 
     def body(params: object, ctx: object) -> Outcome:
         return Outcome(checks=[Check.within("always low", 0.5, 1.0, 2.0), Check.equal("fine", 1, 1)])

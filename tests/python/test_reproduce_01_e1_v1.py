@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from lfnlab.reproduce.v01 import e1_gap_sweep as e1
-from lfnlab.reproduce.v01 import v1_classes as v1
+from lfnlab.reproduce.ch01_gap_pacing import e1_gap_sweep as e1
+from lfnlab.reproduce.ch01_gap_pacing import v1_classes as v1
 from support import passed_checks, run_cli, run_quick_forms
 
 IDS = ["01.E1", "01.V1"]

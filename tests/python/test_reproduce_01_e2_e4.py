@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lfnlab.reproduce.v01 import common01, e2_bandwidth, e3_traces, e4_memory
+from lfnlab.reproduce.ch01_gap_pacing import common01, e2_bandwidth, e3_traces, e4_memory
 from support import passed_checks, run_cli, run_quick_forms
 
 IDS = ["01.E2", "01.E3", "01.E4"]

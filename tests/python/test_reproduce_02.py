@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 
 from lfnlab.reproduce import path02
-from lfnlab.reproduce.v02 import common02 as c2
-from lfnlab.reproduce.v02 import e1_traces as e1
-from lfnlab.reproduce.v02 import e2_speedup as e2
-from lfnlab.reproduce.v02.e_series import EXPERIMENTS
+from lfnlab.reproduce.ch02_quick_start import common02 as c2
+from lfnlab.reproduce.ch02_quick_start import e1_traces as e1
+from lfnlab.reproduce.ch02_quick_start import e2_speedup as e2
+from lfnlab.reproduce.ch02_quick_start.e_series import EXPERIMENTS
 from support import passed_checks, run_cli, run_quick_forms
 
 IDS = ["02.E1", "02.E2"]

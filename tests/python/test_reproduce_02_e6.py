@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from lfnlab import run
-from lfnlab.reproduce.v02 import e6_router_work as e6
+from lfnlab.reproduce.ch02_quick_start import e6_router_work as e6
 from support import passed_checks, run_quick_forms
 
 

@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 
 from lfnlab.reproduce import path02
-from lfnlab.reproduce.v02 import e3_web_one_user as e3
-from lfnlab.reproduce.v02 import e4_users as e4
-from lfnlab.reproduce.v02 import e5_restricted as e5
-from lfnlab.reproduce.v02 import web02 as w
-from lfnlab.reproduce.v02.e_series import EXPERIMENTS
+from lfnlab.reproduce.ch02_quick_start import e3_web_one_user as e3
+from lfnlab.reproduce.ch02_quick_start import e4_users as e4
+from lfnlab.reproduce.ch02_quick_start import e5_restricted as e5
+from lfnlab.reproduce.ch02_quick_start import web02 as w
+from lfnlab.reproduce.ch02_quick_start.e_series import EXPERIMENTS
 from support import passed_checks, run_quick_forms
 
 IDS = ["02.E3", "02.E4", "02.E5"]

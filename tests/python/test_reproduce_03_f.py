@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lfnlab.reproduce.v03 import f1_gbe_fe as f1
-from lfnlab.reproduce.v03 import f2_ipg_sweep as f2
-from lfnlab.reproduce.v03 import f3_disk as f3
-from lfnlab.reproduce.v03 import f5_cps as f5
-from lfnlab.reproduce.v03 import f6_handover as f6
-from lfnlab.reproduce.v03 import f7_ipg_cps as f7
-from lfnlab.reproduce.v03 import fcommon as fc
-from lfnlab.reproduce.v03.f_series import EXPERIMENTS
+from lfnlab.reproduce.ch03_end_node_rate_control import f1_gbe_fe as f1
+from lfnlab.reproduce.ch03_end_node_rate_control import f2_ipg_sweep as f2
+from lfnlab.reproduce.ch03_end_node_rate_control import f3_disk as f3
+from lfnlab.reproduce.ch03_end_node_rate_control import f5_cps as f5
+from lfnlab.reproduce.ch03_end_node_rate_control import f6_handover as f6
+from lfnlab.reproduce.ch03_end_node_rate_control import f7_ipg_cps as f7
+from lfnlab.reproduce.ch03_end_node_rate_control import fcommon as fc
+from lfnlab.reproduce.ch03_end_node_rate_control.f_series import EXPERIMENTS
 from support import passed_checks, run_cli, run_quick_forms
 
 IDS = ["03.F1", "03.F2", "03.F3", "03.F5", "03.F6", "03.F7"]

@@ -15,16 +15,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from lfnlab.reproduce import path04 as p4
-from lfnlab.reproduce.v04 import e1_buffer_sweep as e1
-from lfnlab.reproduce.v04 import e3_startup as e3
-from lfnlab.reproduce.v04 import e4_window_requirement as e4
-from lfnlab.reproduce.v04 import e5_mitigation as e5
-from lfnlab.reproduce.v04 import e6_packet_rate as e6
-from lfnlab.reproduce.v04.cpu04 import core_shares, host_cpu
-from lfnlab.reproduce.v04 import e7_real_routes as e7
-from lfnlab.reproduce.v04 import e8_txqueuelen as e8
+from lfnlab.reproduce.ch04_ten_gig_hosts import e1_buffer_sweep as e1
+from lfnlab.reproduce.ch04_ten_gig_hosts import e3_startup as e3
+from lfnlab.reproduce.ch04_ten_gig_hosts import e4_window_requirement as e4
+from lfnlab.reproduce.ch04_ten_gig_hosts import e5_mitigation as e5
+from lfnlab.reproduce.ch04_ten_gig_hosts import e6_packet_rate as e6
+from lfnlab.reproduce.ch04_ten_gig_hosts.cpu04 import core_shares, host_cpu
+from lfnlab.reproduce.ch04_ten_gig_hosts import e7_real_routes as e7
+from lfnlab.reproduce.ch04_ten_gig_hosts import e8_txqueuelen as e8
 from lfnlab.reproduce import path04r as p4r
-from lfnlab.reproduce.v04.common04 import edge_allowance, phi, window_rate_bps
+from lfnlab.reproduce.ch04_ten_gig_hosts.common04 import edge_allowance, phi, window_rate_bps
 from support import passed_checks, run_cli, run_quick_forms
 
 IDS = ["04.E4.1", "04.E4.2", "04.E4.3", "04.E4.4", "04.E4.5", "04.E4.6", "04.E4.7", "04.E4.8"]

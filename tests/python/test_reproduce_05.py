@@ -89,7 +89,7 @@ def test_switch_check_rejects_bad_arguments_as_invalid_input() -> None:
 
 @pytest.mark.engine
 def test_e51_quick_form_passes_and_covers_every_configuration_and_pair(quick_outputs: Outputs) -> None:
-    from lfnlab.reproduce.v05 import e1_two_cbr as e1
+    from lfnlab.reproduce.ch05_switches import e1_two_cbr as e1
 
     d, rows = _passed_with_files("05.E5.1", quick_outputs, "T5.1.csv")
     got = {(r["config"], int(r["TC1_Mbps"]), int(r["TC2_Mbps"])) for r in rows}
@@ -101,7 +101,7 @@ def test_e51_quick_form_passes_and_covers_every_configuration_and_pair(quick_out
 
 
 def test_e51_run_labels_are_unique_and_name_their_variant() -> None:
-    from lfnlab.reproduce.v05 import e1_two_cbr as e1
+    from lfnlab.reproduce.ch05_switches import e1_two_cbr as e1
 
     runs = e1.runs(e1.FULL)
     labels = [r.label(1) for r in runs]
@@ -113,7 +113,7 @@ def test_e51_run_labels_are_unique_and_name_their_variant() -> None:
 
 @pytest.mark.engine
 def test_e52_quick_form_covers_the_reduced_grid_for_every_configuration(quick_outputs: Outputs) -> None:
-    from lfnlab.reproduce.v05 import e2_isolines as e2
+    from lfnlab.reproduce.ch05_switches import e2_isolines as e2
 
     _, rows = _passed_with_files("05.E5.2", quick_outputs, "T5.2.csv")
     # spec 05 §3 E5.2 reduced mode: step 100 Mbit/s, 0..1000 on both axes.
@@ -129,7 +129,7 @@ def test_e52_quick_form_covers_the_reduced_grid_for_every_configuration(quick_ou
 
 @pytest.mark.engine
 def test_e53_quick_form_passes_and_logs_every_configuration(quick_outputs: Outputs) -> None:
-    from lfnlab.reproduce.v05 import e3_seq_traces as e3
+    from lfnlab.reproduce.ch05_switches import e3_seq_traces as e3
 
     _, rows = _passed_with_files("05.E5.3", quick_outputs, "T5.3.csv")
     assert {(r["config"], int(r["TC1_Mbps"])) for r in rows} == {(c, a) for c in e3.QUICK.configs for a, _ in e3.QUICK.cases}
@@ -142,7 +142,7 @@ def test_e53_quick_form_passes_and_logs_every_configuration(quick_outputs: Outpu
 
 @pytest.mark.engine
 def test_e54_quick_form_fits_every_configuration(quick_outputs: Outputs) -> None:
-    from lfnlab.reproduce.v05 import e4_burst as e4
+    from lfnlab.reproduce.ch05_switches import e4_burst as e4
 
     d, rows = _passed_with_files("05.E5.4", quick_outputs, "T5.4.csv")
     assert [r["config"] for r in rows] == list(e4.QUICK.configs)
@@ -155,7 +155,7 @@ def test_e54_quick_form_fits_every_configuration(quick_outputs: Outputs) -> None
 
 @pytest.mark.engine
 def test_e55_quick_form_fills_tables_ii_and_iii_for_every_cc_sack_and_device(quick_outputs: Outputs) -> None:
-    from lfnlab.reproduce.v05 import e5_tcp as e5
+    from lfnlab.reproduce.ch05_switches import e5_tcp as e5
 
     d, rows = _passed_with_files("05.E5.5", quick_outputs, "T5.5a.csv")
     # spec 05 §3 E5.5: rows CC × SACK × device, columns 0 and 50 ms, cells "flow 1 & flow 2".

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from lfnlab.reproduce.v05 import stats05
+from lfnlab.reproduce.ch05_switches import stats05
 
 
 # --- bin_stats ---------------------------------------------------------------------------

@@ -9,9 +9,10 @@
 Layout: ``registry`` (the Experiment description and the catalogue), ``runner``
 (parallel runs into ``OUT/runs/<label>``), ``report`` (``report.md``,
 ``checks.json``, CSV and PNG files), ``command`` (the command-line verb),
-``path06`` and ``measure`` (the spec 06 §7 path and values read from results),
-``path01`` (the spec 01 §2.8 emulated WAN path and §2.7 host model),
-``v01`` (one module per experiment 01.E1–01.E4, 01.V1), ``v06`` (06.V1–06.V8).
+``measure`` (the measures every chapter shares) and ``outcome`` (checks, tables,
+figures, expectations), ``path01`` … ``path06`` (each chapter's topology), and one folder
+per chapter, one module per experiment: ``ch01_gap_pacing`` … ``ch06_tcp_validation``,
+``real_testbed``.
 """
 
 from __future__ import annotations

@@ -23,6 +23,9 @@ __all__ = [
     "TCP_HEADER_BYTES",
     "h_ip",
     "mss_eff",
+    "MSS_BYTES",
+    "WIRE_BYTES",
+    "wire_bound_bps",
     "phi",
     "flow_entry",
     "queue_entry",
@@ -68,6 +71,18 @@ def h_ip(ip_version: int) -> int:
 def mss_eff(mtu: int, ip_version: int = 4) -> int:
     """MSS_eff = MTU − h_ip − 32 (timestamps on): 1448 for 1500 over IPv4, 9126 for 9198 over IPv6."""
     return mtu - h_ip(ip_version) - TCP_HEADER_BYTES
+
+
+#: Payload of a full segment, MTU 1500 over IPv4 with timestamps: 1448 (spec 06 §1.2).
+MSS_BYTES = mss_eff(1500)
+#: Wire footprint of a 1500-B packet: L2 1518 + preamble/SFD 8 + IPG 12 = 1538 (spec 06 §1.2).
+WIRE_BYTES = wire_bytes(1500)
+
+
+def wire_bound_bps(c_bps: float) -> float:
+    """Goodput ceiling of a link at ``c_bps`` carrying full 1500-byte packets:
+    C·MSS/W = C·1448/1538 (spec 06 §1.2)."""
+    return c_bps * MSS_BYTES / WIRE_BYTES
 
 
 def phi(adv_win_scale: int) -> float:

@@ -19,7 +19,7 @@ from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
 from .measure import WIRE_OVERHEAD_BYTES
-from .path06 import MSS_BYTES, WIRE_BYTES
+from .measure import MSS_BYTES, WIRE_BYTES
 
 __all__ = [
     "BOTTLENECK",

@@ -14,7 +14,8 @@ from typing import Any, Optional
 from .. import build as b
 from ..scenario import Scenario
 from . import quantities as q
-from .measure import mss_eff, wire_bytes
+# The framing of spec 06 §1.2 (full segment, wire footprint, goodput ceiling).
+from .measure import MSS_BYTES, WIRE_BYTES, wire_bound_bps
 
 __all__ = [
     "BOTTLENECK",
@@ -31,17 +32,8 @@ __all__ = [
 BOTTLENECK = "r->rcv"
 #: The one TCP flow's name.
 FLOW = "f"
-#: Payload of a full segment, MTU 1500 with timestamps: 1448 (spec 06 §1.2).
-MSS_BYTES = mss_eff(1500)
-#: Wire footprint of a 1500-B packet: L2 1518 + preamble/SFD 8 + IPG 12 = 1538 (spec 06 §1.2).
-WIRE_BYTES = wire_bytes(1500)
 #: Access link rate as a multiple of the bottleneck rate (spec 06 §7).
 ACCESS_FACTOR = 10
-
-
-def wire_bound_bps(c_bps: float) -> float:
-    """Goodput ceiling of a link at ``c_bps``: C·MSS/W = C·1448/1538 (spec 06 §1.2)."""
-    return c_bps * MSS_BYTES / WIRE_BYTES
 
 
 def bdp_bytes(c_bps: float, rtt_s: float) -> float:

@@ -61,13 +61,13 @@ class Experiment:
 
 def catalogue() -> list[Experiment]:
     """Every catalogued experiment, in ID order."""
-    from .v01 import EXPERIMENTS as V01
-    from .v02 import EXPERIMENTS as V02
-    from .v03 import EXPERIMENTS as V03
-    from .v04 import EXPERIMENTS as V04
-    from .v05 import EXPERIMENTS as V05
-    from .v06 import EXPERIMENTS as V06
-    from .vreal import EXPERIMENTS as VREAL
+    from .ch01_gap_pacing import EXPERIMENTS as V01
+    from .ch02_quick_start import EXPERIMENTS as V02
+    from .ch03_end_node_rate_control import EXPERIMENTS as V03
+    from .ch04_ten_gig_hosts import EXPERIMENTS as V04
+    from .ch05_switches import EXPERIMENTS as V05
+    from .ch06_tcp_validation import EXPERIMENTS as V06
+    from .real_testbed import EXPERIMENTS as VREAL
 
     return sorted(V01 + V02 + V03 + V04 + V05 + V06 + VREAL, key=lambda e: _id_key(e.id))
 

@@ -15,10 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .. import measure
-from ..measure import WIRE_OVERHEAD_BYTES
+from ..measure import WIRE_OVERHEAD_BYTES, wire_bound_bps
 from ..outcome import expectation, expectations_table, verdict
 from ..path01 import BOTTLENECK, FLOW, FRAME_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
-from ..path06 import wire_bound_bps
 
 __all__ = [
     "Pacing",
