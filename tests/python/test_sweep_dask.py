@@ -11,11 +11,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from dask_support import Cluster, dask_cluster
 from support import lfnlab_command, run_cli
 from sweep_support import EXAMPLES, comparable_files, json_lines, run_dirs, write_plan
 
@@ -30,84 +30,15 @@ except ImportError:  # CI must run these: scripts/bootstrap installs the `dask` 
     pytest.skip("Dask is not installed (pip install 'lfnlab[dask]')", allow_module_level=True)
 pytestmark = [pytest.mark.engine, pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")]
 
-#: Seconds to wait for the cluster to come up, and for a sweep.
-STARTUP_S = 60
+#: Seconds to wait for a sweep.
 SWEEP_S = 180
-
-
-@dataclass
-class Cluster:
-    address: str
-    scheduler: subprocess.Popen[bytes]
-    workers: list[subprocess.Popen[bytes]]
-    logs: Path
-
-    def log_text(self) -> str:
-        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(self.logs.glob("*.log")))
-
-
-def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
-    with open(log, "wb") as f:
-        return subprocess.Popen([sys.executable, "-m", *args], stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT)
-
-
-def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
-    for p in processes:
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    for p in processes:
-        try:
-            p.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait(timeout=10)
 
 
 @pytest.fixture()
 def cluster(tmp_path: Path) -> Iterator[Cluster]:
     """A scheduler and two single-threaded workers without nannies (a SIGKILL really ends one)."""
-    from distributed import Client
-
-    logs = tmp_path / "dask"
-    logs.mkdir()
-    scheduler_file = logs / "scheduler.json"
-    started: list[subprocess.Popen[bytes]] = []
-    try:
-        started.append(
-            _start(
-                ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file)],
-                logs / "scheduler.log",
-            )
-        )
-        deadline = time.monotonic() + STARTUP_S
-        while not scheduler_file.is_file() and time.monotonic() < deadline:
-            assert started[0].poll() is None, (logs / "scheduler.log").read_text()
-            time.sleep(0.05)
-        address = json.loads(scheduler_file.read_text(encoding="utf-8"))["address"]
-        for i in range(2):
-            started.append(
-                _start(
-                    [
-                        "distributed.cli.dask_worker",
-                        address,
-                        "--nthreads", "1",
-                        "--no-nanny",
-                        "--no-dashboard",
-                        "--host", "127.0.0.1",
-                        "--name", f"w{i}",
-                        "--local-directory", str(logs / f"w{i}"),
-                        "--death-timeout", "60",
-                    ],
-                    logs / f"worker{i}.log",
-                )
-            )
-        with Client(address, timeout=STARTUP_S) as client:
-            client.wait_for_workers(2, timeout=STARTUP_S)
-        yield Cluster(address, started[0], started[1:], logs)
-    finally:  # the workers first: a worker whose scheduler is gone waits for it
-        _stop(started[1:])
-        _stop(started[:1])
+    with dask_cluster(tmp_path) as c:
+        yield c
 
 
 def test_a_killed_worker_loses_no_run_and_results_match_the_local_pool(tmp_path: Path, cluster: Cluster) -> None:

@@ -1,6 +1,7 @@
 """The ``lfnlab reproduce`` verb (spec 00 §2.3): arguments, output directory, exit status.
 
-``lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--resume] [--progress MODE]`` and ``lfnlab reproduce --list``.
+``lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--scheduler ADDR | --dask local] [--resume] [--progress MODE]``
+and ``lfnlab reproduce --list``.
 Exit status 0 when every check passes, 1 when the experiment ran but a check
 failed (or a run failed), 2 for invalid arguments.
 """
@@ -38,8 +39,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quick", action="store_true", help="the reduced form used by the test suite (seconds)")
     p.add_argument(
-        "--workers", metavar="N", default=None, help="scenarios run in parallel (default: the number of CPUs)"
+        "--workers",
+        metavar="N",
+        default=None,
+        help="scenarios run in parallel (default: the number of CPUs); with --dask local, the LocalCluster's workers",
     )
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler", metavar="ADDR", default=None, help="run the scenarios on the Dask scheduler at ADDR (tcp://host:port)"
+    )
+    where.add_argument("--dask", metavar="local", choices=["local"], default=None, help="run the scenarios on a local Dask cluster")
     p.add_argument(
         "--resume",
         action="store_true",
@@ -130,6 +139,8 @@ def main(argv: Sequence[str]) -> int:
                 print(line)
             return EXIT_OK
         experiment = _experiment(args.id)
+        if args.workers is not None and args.scheduler is not None:
+            raise UsageError("--workers", "the Dask cluster at --scheduler decides its workers; drop --workers")
         workers = _workers(args.workers)
         default_out = Path("out") / (experiment.id + ("-quick" if args.quick else ""))
         out: Path = args.out if args.out is not None else default_out
@@ -138,7 +149,7 @@ def main(argv: Sequence[str]) -> int:
         where = f"{e.argument}: " if e.argument else ""
         print(f"error: <arguments>: {where}{e.message}", file=sys.stderr)
         print(
-            "usage: lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--resume] [--progress MODE] | lfnlab reproduce --list",
+            "usage: lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--scheduler ADDR | --dask local] [--resume] [--progress MODE] | lfnlab reproduce --list",
             file=sys.stderr,
         )
         return EXIT_INVALID_INPUT
@@ -146,13 +157,19 @@ def main(argv: Sequence[str]) -> int:
     from ..errors import LfnlabError
 
     form = "quick" if args.quick else "full"
-    print(f"{experiment.id} ({form} form): {experiment.title}; {workers} worker(s); output in {out}", flush=True)
+    backend = None
+    if args.scheduler is not None or args.dask is not None:
+        from ..sweep.execute import make_backend
+
+        backend = make_backend(workers, args.scheduler, args.dask == "local")
+    where = f"{workers} worker(s)" if backend is None else f"runs on {backend.describe()}"
+    print(f"{experiment.id} ({form} form): {experiment.title}; {where}; output in {out}", flush=True)
     if not (args.resume and (out / CHECKS).is_file()):
         # From here on OUT is this command's output, even if it is interrupted (report.py).
         write_incomplete_manifest(out, experiment, quick=args.quick, runs=[], files=[])
     try:
         progress = make_progress(args.progress, stream=sys.stderr, name=experiment.id)
-        outcome = experiment.run(args.quick, workers, out, resume=args.resume, progress=progress)
+        outcome = experiment.run(args.quick, workers, out, resume=args.resume, progress=progress, backend=backend)
     except LfnlabError as e:
         from ..testbed.lab import TestbedUnavailableError
 

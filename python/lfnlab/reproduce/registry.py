@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 
 from .outcome import Outcome
 from .quantities import describe
+from ..sweep.execute import Backend
 from ..sweep.progress import NoProgress, Progress
 from .runner import RunContext
 
@@ -47,11 +48,14 @@ class Experiment:
         full = dict(describe(self.full))
         return [(label, value, full.get(label, "—")) for label, value in quick]
 
-    def run(self, quick: bool, workers: int, out: Path, resume: bool = False, progress: Optional[Progress] = None) -> Outcome:
+    def run(
+        self, quick: bool, workers: int, out: Path, resume: bool = False, progress: Optional[Progress] = None, backend: Optional[Backend] = None
+    ) -> Outcome:
         """Run the experiment, raw results under ``out/runs``; return its outcome. With
         ``resume``, stamped runs already in ``out/runs`` with the same scenario and engine
-        are reused (see :mod:`.runner`). ``progress`` reports the runs as they finish."""
-        ctx = RunContext(out=out, workers=workers, quick=quick, resume=resume, progress=progress or NoProgress())
+        are reused (see :mod:`.runner`). ``progress`` reports the runs as they finish;
+        ``backend`` (a sweep executor: Dask) runs them instead of this process's threads."""
+        ctx = RunContext(out=out, workers=workers, quick=quick, resume=resume, progress=progress or NoProgress(), backend=backend)
         ctx.progress.start(ctx.tally)
         outcome = self.body(self.params(quick), ctx)
         ctx.progress.finish(ctx.tally)

@@ -4,6 +4,12 @@ The native run releases the GIL, so threads run scenarios side by side. Results
 depend only on the scenarios: they are returned and recorded in label order,
 whatever the number of workers or the order in which runs finish.
 
+With a sweep backend (``--dask local``, ``--scheduler tcp://HOST:PORT``: the executors of
+``lfnlab sweep``, :mod:`lfnlab.sweep.execute`) the runs go to its workers instead, each
+as its resolved scenario; a worker that shares the disk writes the result into a staging
+directory under ``runs/``, any other sends the files back as bytes. Either way the client
+puts the directory in place, stamps it and reads it: the same files as a local run.
+
 Resuming (``lfnlab reproduce --resume``): each finished run gets a stamp,
 ``runs/<label>/reproduce.json``, naming the SHA-256 of its scenario TOML and of the
 engine (the native module's file). A later run of the same job reuses that result
@@ -17,6 +23,8 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -25,9 +33,12 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ..bench_run import BenchResult, run_bench
+from ..errors import SimulationError
 from ..result import Result, load_result, run
 from ..scenario import Scenario
+from ..sweep.execute import Backend, ResolvedJob
 from ..sweep.progress import NoProgress, Progress, Tally
+from ..sweep.task import DONE
 from .outcome import RunRecord
 
 __all__ = ["Job", "RunContext", "run_all", "default_workers"]
@@ -95,6 +106,7 @@ def run_all(
     keep: Optional[Callable[[Result], Any]] = None,
     resume: bool = False,
     finished: Optional[Callable[[bool], None]] = None,
+    backend: Optional[Backend] = None,
 ) -> dict[str, Any]:
     """Run every job with up to ``workers`` threads; write each to ``runs_dir/<label>``.
 
@@ -104,7 +116,8 @@ def run_all(
     Returns ``{label: keep(result)}`` (the Result itself without ``keep``) in label
     order. ``keep`` runs in the worker thread, so a large trace can be reduced before
     the next run starts. If runs fail, the error of the first failing label is raised.
-    ``finished(reused)`` is called from the worker as each run is done.
+    ``finished(reused)`` is called from the worker as each run is done. With ``backend``
+    the runs go to its workers (see the module notes) and ``keep`` runs in this process.
     """
     labels = [j.label for j in jobs]
     bad = [lab for lab in labels if not _LABEL.match(lab)]
@@ -129,7 +142,83 @@ def run_all(
         return kept
 
     by_label = {j.label: j for j in jobs}
+    if backend is not None:
+        return _on_backend(by_label, runs_dir, backend, keep, resume, finished)
     return _in_pool(sorted(by_label), lambda label: one(by_label[label]), workers)
+
+
+def _on_backend(
+    by_label: Mapping[str, Job],
+    runs_dir: Path,
+    backend: Backend,
+    keep: Optional[Callable[[Result], Any]],
+    resume: bool,
+    finished: Optional[Callable[[bool], None]],
+) -> dict[str, Any]:
+    """:func:`run_all` on a sweep backend: reused runs first, the rest as they come back."""
+    kept: dict[str, Any] = {}
+
+    def take(label: str, result: Result, reused: bool) -> None:
+        kept[label] = result if keep is None else keep(result)
+        if finished is not None:
+            finished(reused)
+
+    todo: list[Job] = []
+    for label in sorted(by_label):
+        stored = _reusable(by_label[label], runs_dir / label) if resume else None
+        if stored is None:
+            todo.append(by_label[label])
+        else:
+            take(label, stored, True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=runs_dir)) if backend.shares_disk and todo else None
+    errors: dict[str, Exception] = {}
+    try:
+        jobs = [ResolvedJob(j.label, j.scenario.to_toml(), j.scenario.origin, None if staging is None else staging / j.label) for j in todo]
+        for done in backend.run_resolved(jobs):
+            label = done.job.run_id
+            if done.outcome is None or done.outcome.status != DONE:
+                why = done.lost if done.outcome is None else done.outcome.error
+                errors[label] = SimulationError(f"run {label} on {backend.describe()}: {why}")
+                continue
+            run_dir = runs_dir / label
+            _place(run_dir, done.job.stage_dir, done.outcome.files)
+            job = by_label[label]
+            (run_dir / STAMP).write_text(json.dumps(_stamp(job.scenario), indent=1) + "\n", encoding="utf-8")
+            result = load_result(run_dir)
+            partial = result.summary.get("partial")
+            if partial is not None:  # as lfnlab.run reports a run a limit stopped
+                errors[label] = SimulationError(
+                    f"{job.scenario.origin}: stopped early at {partial['stopped_at_s']} s simulated: "
+                    f"{partial['limit']} reached ({partial['reason']}); the partial results are in {run_dir}"
+                )
+                continue
+            take(label, result, False)
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    for label in sorted(errors):  # label order: the same error whatever finished first
+        raise errors[label]
+    return {label: kept[label] for label in sorted(by_label)}
+
+
+def _place(run_dir: Path, stage_dir: Optional[Path], files: Optional[Mapping[str, bytes]]) -> None:
+    """Put a finished run's result directory at ``run_dir``, replacing an earlier one: the
+    staged directory a worker wrote, or ``files`` written out here."""
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    if stage_dir is not None:
+        stage_dir.rename(run_dir)
+        return
+    tmp = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}-", dir=run_dir.parent))
+    try:
+        for rel, data in (files or {}).items():
+            p = tmp / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        tmp.rename(run_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def _in_pool(labels: Sequence[str], one: Callable[[str], Any], workers: int) -> dict[str, Any]:
@@ -156,6 +245,8 @@ class RunContext:
     records: list[RunRecord] = field(default_factory=list)
     #: Where the runs' progress goes (``--progress``); the tally counts every run asked for so far.
     progress: Progress = field(default_factory=NoProgress)
+    #: Where the runs go: None for this process's threads, else a sweep backend (``--dask``, ``--scheduler``).
+    backend: Optional[Backend] = None
     tally: Tally = field(default_factory=lambda: Tally(total=0, kind="reproduce"))
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -185,7 +276,7 @@ class RunContext:
             return result if keep is None else keep(result)
 
         self._planned(len(jobs))
-        kept = run_all(jobs, self.runs_dir, self.workers, keep_and_log, resume=self.resume, finished=self._finished)
+        kept = run_all(jobs, self.runs_dir, self.workers, keep_and_log, resume=self.resume, finished=self._finished, backend=self.backend)
         for label in kept:
             self.records.append(RunRecord(label, f"{RUNS_DIR}/{label}", summaries[label]))
         self.records.sort(key=lambda r: r.label)

@@ -25,17 +25,17 @@ import multiprocessing
 import os
 import secrets
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Protocol
+from typing import Any, Optional, Protocol, Union
 
 from ..errors import LfnlabError
 from .plan import BaseScenario, Point
-from .task import Outcome, run_point
+from .task import Outcome, run_point, run_resolved
 
-__all__ = ["Job", "Finished", "Backend", "LocalPool", "DaskCluster", "SweepBackendError", "make_backend", "default_workers"]
+__all__ = ["Job", "ResolvedJob", "Finished", "Backend", "LocalPool", "DaskCluster", "SweepBackendError", "make_backend", "default_workers"]
 
 
 class SweepBackendError(LfnlabError, RuntimeError):
@@ -51,12 +51,31 @@ class Job:
 
 
 @dataclass(frozen=True)
+class ResolvedJob:
+    """A run of an already resolved scenario (``lfnlab reproduce``'s jobs): its name, the
+    scenario TOML, the origin that names it in errors, and a staging directory as for :class:`Job`."""
+
+    run_id: str
+    toml: str
+    origin: str
+    stage_dir: Optional[Path] = None
+
+
+@dataclass(frozen=True)
 class Finished:
     """A job that came back: its outcome, or why the worker was lost."""
 
-    job: Job
+    job: Union[Job, ResolvedJob]
     outcome: Optional[Outcome]
     lost: Optional[str] = None
+
+
+#: One call for a worker: the job, the task function and its arguments.
+_Call = tuple[Union[Job, ResolvedJob], Callable[..., Outcome], tuple[Any, ...]]
+
+
+def _stage(job: Union[Job, ResolvedJob]) -> Optional[str]:
+    return None if job.stage_dir is None else os.fspath(job.stage_dir)
 
 
 class Backend(Protocol):
@@ -66,6 +85,8 @@ class Backend(Protocol):
     def describe(self) -> str: ...
 
     def run(self, base: BaseScenario, jobs: Sequence[Job]) -> Iterator[Finished]: ...
+
+    def run_resolved(self, jobs: Sequence[ResolvedJob]) -> Iterator[Finished]: ...
 
 
 def default_workers() -> int:
@@ -92,19 +113,24 @@ class LocalPool:
         return f"{self.workers} local worker{'s' if self.workers != 1 else ''}"
 
     def run(self, base: BaseScenario, jobs: Sequence[Job]) -> Iterator[Finished]:
-        if not jobs:
+        return self._execute([(job, run_point, (base, job.point.run_id, job.point.sets, _stage(job))) for job in jobs])
+
+    def run_resolved(self, jobs: Sequence[ResolvedJob]) -> Iterator[Finished]:
+        return self._execute([(job, run_resolved, (job.run_id, job.toml, job.origin, _stage(job))) for job in jobs])
+
+    def _execute(self, calls: Sequence[_Call]) -> Iterator[Finished]:
+        if not calls:
             return
         pool = ProcessPoolExecutor(
-            max_workers=min(self.workers, len(jobs)),
+            max_workers=min(self.workers, len(calls)),
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_init,
         )
         finished = False
         try:
-            futures: dict[Future[Outcome], Job] = {}
-            for job in jobs:
-                stage = None if job.stage_dir is None else os.fspath(job.stage_dir)
-                futures[pool.submit(run_point, base, job.point.run_id, job.point.sets, stage)] = job
+            futures: dict[Future[Outcome], Union[Job, ResolvedJob]] = {}
+            for job, fn, args in calls:
+                futures[pool.submit(fn, *args)] = job
             for future in as_completed(futures):
                 job = futures.pop(future)
                 try:
@@ -176,17 +202,30 @@ class DaskCluster:
 
     def run(self, base: BaseScenario, jobs: Sequence[Job]) -> Iterator[Finished]:
         if not jobs:
-            return
+            return iter(())
+
+        def calls(client: Any) -> list[tuple[str, _Call]]:
+            (shared,) = client.scatter([base], broadcast=True, hash=False)
+            return [(job.point.run_id, (job, run_point, (shared, job.point.run_id, job.point.sets, None))) for job in jobs]
+
+        return self._execute(calls)
+
+    def run_resolved(self, jobs: Sequence[ResolvedJob]) -> Iterator[Finished]:
+        """Each job's files come back as bytes (the workers may not share the client's disk)."""
+        if not jobs:
+            return iter(())
+        return self._execute(lambda client: [(job.run_id, (job, run_resolved, (job.run_id, job.toml, job.origin, None))) for job in jobs])
+
+    def _execute(self, make_calls: Callable[[Any], list[tuple[str, _Call]]]) -> Iterator[Finished]:
         from distributed import as_completed as dask_completed
 
         client, cluster = self._client()
         try:
-            (shared,) = client.scatter([base], broadcast=True, hash=False)
             token = secrets.token_hex(4)
-            futures: dict[str, tuple[Any, Job]] = {}
-            for job in jobs:
-                key = f"lfnlab-sweep-{job.point.run_id}-{token}"
-                future = client.submit(run_point, shared, job.point.run_id, job.point.sets, None, key=key, pure=False)
+            futures: dict[str, tuple[Any, Union[Job, ResolvedJob]]] = {}
+            for name, (job, fn, args) in make_calls(client):
+                key = f"lfnlab-sweep-{name}-{token}"
+                future = client.submit(fn, *args, key=key, pure=False)
                 futures[key] = (future, job)
             for future in dask_completed([f for f, _ in futures.values()]):
                 _, job = futures.pop(future.key)

@@ -28,7 +28,7 @@ from .. import _native
 from ..errors import LfnlabError
 from .plan import BaseScenario
 
-__all__ = ["Outcome", "run_point", "DONE", "FAILED"]
+__all__ = ["Outcome", "run_point", "run_resolved", "DONE", "FAILED"]
 
 DONE = "done"
 FAILED = "failed"
@@ -77,24 +77,36 @@ def run_point(base: BaseScenario, run_id: str, sets: tuple[str, ...], stage_dir:
     otherwise the files are returned in :attr:`Outcome.files`.
     """
     started = time.perf_counter()
-    scenario_sha256: Optional[str] = None
-    files: Optional[dict[str, bytes]] = None
     try:
         scenario = base.scenario(sets)
-        toml = scenario.to_toml()
-        scenario_sha256 = hashlib.sha256(toml.encode("utf-8")).hexdigest()
+    except Exception as e:  # an invalid point: recorded, never raised
+        return _outcome(run_id, started, None, FAILED, _error_text(e), None)
+    return run_resolved(run_id, scenario.to_toml(), scenario.origin, stage_dir, started)
+
+
+def run_resolved(run_id: str, toml: str, origin: str, stage_dir: Optional[str] = None, started: Optional[float] = None) -> Outcome:
+    """Run the resolved scenario ``toml`` (``origin`` names it in errors) and report, as
+    :func:`run_point` does; ``lfnlab reproduce`` hands its jobs to the backends this way."""
+    started = time.perf_counter() if started is None else started
+    scenario_sha256 = hashlib.sha256(toml.encode("utf-8")).hexdigest()
+    files: Optional[dict[str, bytes]] = None
+    try:
         if stage_dir is not None:
-            _native.run_scenario(toml, stage_dir, scenario.origin)
+            _native.run_scenario(toml, stage_dir, origin)
         else:
             scratch = Path(tempfile.mkdtemp(prefix="lfnlab-sweep-"))
             try:
-                _native.run_scenario(toml, os.fspath(scratch / "run"), scenario.origin)
+                _native.run_scenario(toml, os.fspath(scratch / "run"), origin)
                 files = _read_tree(scratch / "run")
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
         status, error = DONE, None
     except Exception as e:  # the run's own failure: recorded, never raised
         status, error, files = FAILED, _error_text(e), None
+    return _outcome(run_id, started, scenario_sha256, status, error, files)
+
+
+def _outcome(run_id: str, started: float, scenario_sha256: Optional[str], status: str, error: Optional[str], files: Optional[dict[str, bytes]]) -> Outcome:
     return Outcome(
         run_id=run_id,
         status=status,
