@@ -322,7 +322,8 @@ impl SwitchOutputs for Receivers<'_> {
     /// Counted per flow by the switch (`SwitchRuntime::dropped_by_flow`).
     fn refused(&mut self, _: &Packet) {}
 
-    fn depart(&mut self, port: u32, d: Departure<Packet>) -> bool {
+    #[inline(always)]
+    fn depart(&mut self, port: u32, d: &Departure<Packet>) -> bool {
         let end = self.net.end;
         if d.start > end {
             // Computed, but after the end: still in the switch.

@@ -101,7 +101,7 @@ pub trait SwitchOutputs {
     fn refused(&mut self, frame: &Packet);
     /// Frame `d` starts on the world port `port`; false stops the hand-over
     /// (the frame stays unsent).
-    fn depart(&mut self, port: u32, d: Departure<Packet>) -> bool;
+    fn depart(&mut self, port: u32, d: &Departure<Packet>) -> bool;
 }
 
 impl SwitchOutputs for Net {
@@ -113,7 +113,7 @@ impl SwitchOutputs for Net {
     }
 
     #[inline]
-    fn depart(&mut self, port: u32, d: Departure<Packet>) -> bool {
+    fn depart(&mut self, port: u32, d: &Departure<Packet>) -> bool {
         if let Some(m) = self.ports[port as usize].monitor {
             let p = &self.ports[port as usize];
             self.monitors[m as usize].advance(self.now, p.queue.stats());
@@ -126,7 +126,7 @@ impl SwitchOutputs for Net {
 impl SwitchRuntime {
     /// A frame's last bit reaches switch input `input` at `at`, bound for
     /// switch output `out`.
-    #[inline]
+    #[inline(always)]
     pub fn accept(&mut self, at: SimTime, input: usize, out: usize, pkt: Packet) {
         self.core.receive(at, input, out, pkt);
     }
@@ -135,12 +135,12 @@ impl SwitchRuntime {
     /// loop's `service` below and the generator bench's time slices): run the
     /// core through `until`, book the frames it refused, then hand `to` each
     /// frame that starts on an output at or before `by`, in start order.
-    #[inline]
+    #[inline(always)]
     pub fn step(&mut self, until: SimTime, by: SimTime, to: &mut impl SwitchOutputs) {
         self.core.advance(until);
         self.book_refused(|frame| to.refused(frame));
         while let Some(d) = self.core.pop_departure(by) {
-            if !to.depart(self.ports[d.out], d) {
+            if !to.depart(self.ports[d.out], &d) {
                 break;
             }
         }
