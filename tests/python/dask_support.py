@@ -8,10 +8,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 #: Seconds to wait for the cluster to come up.
 STARTUP_S = 60
@@ -90,3 +91,35 @@ def dask_cluster(tmp_path: Path, n_workers: int = 2) -> Iterator[Cluster]:
     finally:  # the workers first: a worker whose scheduler is gone waits for it
         _stop(started[1:])
         _stop(started[:1])
+
+
+@dataclass
+class KilledRun:
+    """A command run while one worker was SIGKILLed: its exit status, how many of its runs
+    were done when the worker was killed (None: it ended first), and its stderr."""
+
+    returncode: int
+    killed_after: Optional[int]
+    stderr: str
+
+
+def run_killing_a_worker(command: list[str], cluster: Cluster, done: Callable[[], int], after: int, logs: Path, timeout_s: float) -> KilledRun:
+    """Run ``command``; once ``done()`` (its finished runs) reaches ``after``, SIGKILL the
+    cluster's first worker. Output goes to ``logs/run.out`` and ``logs/run.err``."""
+    with open(logs / "run.out", "wb") as stdout, open(logs / "run.err", "wb") as stderr:
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr)
+        killed_after = None
+        try:
+            deadline = time.monotonic() + timeout_s
+            while proc.poll() is None and time.monotonic() < deadline:
+                n = done()
+                if killed_after is None and n >= after:
+                    cluster.workers[0].send_signal(signal.SIGKILL)
+                    killed_after = n
+                time.sleep(0.01)
+            proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return KilledRun(proc.returncode, killed_after, (logs / "run.err").read_text())

@@ -6,13 +6,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from dask_support import dask_cluster
+from dask_support import dask_cluster, run_killing_a_worker
 from support import lfnlab_command, run_cli
 
 try:
@@ -61,27 +59,12 @@ def test_on_dask_with_a_worker_killed_midway_the_output_is_the_threads(tmp_path:
     out = tmp_path / "scheduler"
     with dask_cluster(tmp_path) as cluster:
         command = [*lfnlab_command(), "reproduce", EXPERIMENT, "--quick", "--scheduler", cluster.address, "--out", str(out)]
-        with open(tmp_path / "run.out", "wb") as stdout, open(tmp_path / "run.err", "wb") as stderr:
-            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr)
-            killed_after = None
-            try:
-                deadline = time.monotonic() + RUN_S
-                while proc.poll() is None and time.monotonic() < deadline:
-                    done = len(list(out.glob("runs/*/reproduce.json")))
-                    if killed_after is None and done >= 3:
-                        cluster.workers[0].send_signal(signal.SIGKILL)
-                        killed_after = done
-                    time.sleep(0.01)
-                proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-        report = f"{(tmp_path / 'run.err').read_text()}\n{cluster.log_text()}"
-        assert killed_after is not None and killed_after < len(runs), f"the runs ended before a worker could be killed\n{report}"
+        run = run_killing_a_worker(command, cluster, lambda: len(list(out.glob("runs/*/reproduce.json"))), 3, tmp_path, RUN_S)
+        report = f"{run.stderr}\n{cluster.log_text()}"
+        assert run.killed_after is not None and run.killed_after < len(runs), f"the runs ended before a worker could be killed\n{report}"
         assert cluster.workers[0].wait(timeout=10) == -signal.SIGKILL
     # The scheduler gave the killed worker's task to the other one: no run lost, none twice.
-    assert proc.returncode == 0, report
+    assert run.returncode == 0, report
     assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(r.split("/", 1)[1] for r in runs), "debris or a missing run"
     assert output_files(out) == expected
 

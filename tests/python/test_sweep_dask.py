@@ -7,15 +7,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from dask_support import Cluster, dask_cluster
+from dask_support import Cluster, dask_cluster, run_killing_a_worker
 from support import lfnlab_command, run_cli
 from sweep_support import EXAMPLES, comparable_files, json_lines, run_dirs, write_plan
 
@@ -52,29 +50,14 @@ def test_a_killed_worker_loses_no_run_and_results_match_the_local_pool(tmp_path:
     )
     out = tmp_path / "dask-out"
     command = [*lfnlab_command(), "sweep", str(plan), "--out", str(out), "--scheduler", cluster.address, "--progress", "json"]
-    with open(tmp_path / "first.out", "wb") as stdout, open(tmp_path / "first.err", "wb") as stderr:
-        first = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr)
-        killed_after = None
-        try:
-            deadline = time.monotonic() + SWEEP_S
-            while first.poll() is None and time.monotonic() < deadline:
-                done = len(list((out / "runs").glob("*/sweep.json"))) if (out / "runs").is_dir() else 0
-                if killed_after is None and done >= 3:
-                    cluster.workers[0].send_signal(signal.SIGKILL)
-                    killed_after = done
-                time.sleep(0.01)
-            first.wait(timeout=max(1.0, deadline - time.monotonic()))
-        finally:
-            if first.poll() is None:
-                first.kill()
-                first.wait()
-    report = f"{(tmp_path / 'first.err').read_text()}\n{cluster.log_text()}"
-    assert killed_after is not None and killed_after < 12, f"the sweep ended before a worker could be killed\n{report}"
+    first = run_killing_a_worker(command, cluster, lambda: len(list(out.glob("runs/*/sweep.json"))), 3, tmp_path, SWEEP_S)
+    report = f"{first.stderr}\n{cluster.log_text()}"
+    assert first.killed_after is not None and first.killed_after < 12, f"the sweep ended before a worker could be killed\n{report}"
     assert cluster.workers[0].wait(timeout=10) == -signal.SIGKILL
     # The scheduler gives the lost worker's task to the other one; a run the cluster
     # could not finish would be left unrecorded (exit 1) for the next sweep.
     assert first.returncode in (0, 1), report
-    assert "Traceback" not in (tmp_path / "first.err").read_text()
+    assert "Traceback" not in first.stderr
 
     second = run_cli("sweep", plan, "--out", out, "--scheduler", cluster.address, "--progress", "json", timeout=SWEEP_S)
     assert second.returncode == 0, second.stderr
