@@ -260,8 +260,10 @@ def test_run_checks_and_expectation_rows() -> None:
     short = {"duration_s": 0.5, "conservation": {"holds": False}}
     checks = c2.run_checks({"a": ok, "b": short}, {"a": 1.0, "b": 1.0})
     assert [c.measured for c in checks] == [1, 1] and not any(c.passed for c in checks)
-    rows = c2.expectations_table([c2.expectation("x", "y", True), c2.expectation("z", "w", False, "n")])
+    rows = c2.expectations_table([c2.expectation("x", "y", c2.shown(True)), c2.expectation("z", "w", c2.shown(False), "n")])
     assert list(rows.columns) == EXPECTATION_COLUMNS and list(rows["agrees"]) == ["shown", "not shown"]
+    with pytest.raises(ValueError, match="agrees must be one of"):
+        c2.expectation("x", "y", True)  # type: ignore[arg-type]  (the verdict is a word, not a bool)
 
 
 # ------------------------------------------------------------------ E1 / E2 helpers (no engine)
