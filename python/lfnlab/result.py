@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import _native
 from .errors import OutputError, SimulationError
@@ -90,6 +91,18 @@ def _frame_from_parquet(path: Path) -> pd.DataFrame:
     return pq.read_table(path).to_pandas()
 
 
+def stopped_early(summary: Mapping[str, Any], origin: str, out_dir: Optional[Path]) -> Optional[SimulationError]:
+    """The error for a run a limit stopped before its duration (summary ``partial``), or
+    None for a complete run: a partial result is never presented as complete."""
+    partial = summary.get("partial")
+    if partial is None:
+        return None
+    where = f"; the partial results are in {out_dir}" if out_dir is not None else ""
+    return SimulationError(
+        f"{origin}: stopped early at {partial['stopped_at_s']} s simulated: {partial['limit']} reached ({partial['reason']}){where}"
+    )
+
+
 def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Result:
     """Run a scenario to completion; write its result directory too if ``out`` is given.
 
@@ -106,13 +119,9 @@ def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str]
         scenario.to_toml(), None if out_dir is None else os.fspath(out_dir), scenario.origin
     )
     summary = json.loads(summary_json)
-    partial = summary.get("partial")
-    if partial is not None:
-        where = f"; the partial results are in {out_dir}" if out_dir is not None else ""
-        raise SimulationError(
-            f"{scenario.origin}: stopped early at {partial['stopped_at_s']} s simulated: "
-            f"{partial['limit']} reached ({partial['reason']}){where}"
-        )
+    stopped = stopped_early(summary, scenario.origin, out_dir)
+    if stopped is not None:
+        raise stopped
     return Result(
         summary=summary,
         **{name: _frame_from_ipc(tables[name]) for name in TABLES},

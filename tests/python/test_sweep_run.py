@@ -258,3 +258,28 @@ def test_progress_reporters() -> None:
     assert isinstance(make_progress("auto", stream=io.StringIO()), NoProgress)
     assert isinstance(make_progress("none", stream=_FakeTerminal()), NoProgress)
     assert isinstance(make_progress("json", quiet=True, stream=io.StringIO()), JsonProgress)
+
+
+def test_result_files_round_trip_and_a_name_outside_the_run_is_refused(tmp_path: Path) -> None:
+    """The writer both the sweep store and `reproduce` use for a worker's files (sweep/task.py
+    write_tree, the inverse of _read_tree) keeps the tree and refuses names that leave it."""
+    from lfnlab.errors import OutputError
+    from lfnlab.reproduce.runner import _place
+    from lfnlab.sweep.task import _read_tree, write_tree
+
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "summary.json").write_bytes(b"{}\n")
+    (src / "sub" / "trace.arrow").write_bytes(bytes(range(256)))
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    write_tree(copy, _read_tree(src), "r1")
+    assert _read_tree(copy) == _read_tree(src)
+    for name in ("/tmp/evil", "../evil", "sub/../../evil", ""):
+        target = tmp_path / "runs" / "r2"
+        target.parent.mkdir(exist_ok=True)
+        with pytest.raises(OutputError, match="refusing the result file name"):
+            _place(target, None, {"summary.json": b"{}", name: b"x"})
+        assert not target.exists()
+        assert sorted(p.name for p in target.parent.iterdir()) == []  # the staging directory is gone too
+    assert not (tmp_path / "evil").exists()

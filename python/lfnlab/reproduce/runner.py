@@ -34,11 +34,11 @@ from typing import Any, Callable, Optional
 
 from ..bench_run import BenchResult, run_bench
 from ..errors import SimulationError
-from ..result import Result, load_result, run
+from ..result import Result, load_result, run, stopped_early
 from ..scenario import Scenario
 from ..sweep.execute import Backend, ResolvedJob
 from ..sweep.progress import NoProgress, Progress, Tally
-from ..sweep.task import DONE
+from ..sweep.task import DONE, write_tree
 from .outcome import RunRecord
 
 __all__ = ["Job", "RunContext", "run_all", "default_workers"]
@@ -185,12 +185,9 @@ def _on_backend(
             job = by_label[label]
             (run_dir / STAMP).write_text(json.dumps(_stamp(job.scenario), indent=1) + "\n", encoding="utf-8")
             result = load_result(run_dir)
-            partial = result.summary.get("partial")
-            if partial is not None:  # as lfnlab.run reports a run a limit stopped
-                errors[label] = SimulationError(
-                    f"{job.scenario.origin}: stopped early at {partial['stopped_at_s']} s simulated: "
-                    f"{partial['limit']} reached ({partial['reason']}); the partial results are in {run_dir}"
-                )
+            stopped = stopped_early(result.summary, job.scenario.origin, run_dir)  # as lfnlab.run reports it
+            if stopped is not None:
+                errors[label] = stopped
                 continue
             take(label, result, False)
     finally:
@@ -211,10 +208,7 @@ def _place(run_dir: Path, stage_dir: Optional[Path], files: Optional[Mapping[str
         return
     tmp = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}-", dir=run_dir.parent))
     try:
-        for rel, data in (files or {}).items():
-            p = tmp / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
+        write_tree(tmp, files or {}, run_dir.name)
         tmp.rename(run_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -267,28 +261,31 @@ class RunContext:
     def runs_dir(self) -> Path:
         return self.out / RUNS_DIR
 
-    def run(self, jobs: Sequence[Job], keep: Optional[Callable[[Result], Any]] = None) -> dict[str, Any]:
-        """:func:`run_all` into ``OUT/runs``, recording each run's summary."""
+    def run(self, jobs: Sequence[Job], keep: Optional[Callable[[Result], Any]] = None, planned: bool = False) -> dict[str, Any]:
+        """:func:`run_all` into ``OUT/runs``, recording each run's summary. ``planned``: the
+        jobs are already counted in the tally (the engine counts every case up front)."""
         summaries: dict[str, dict[str, Any]] = {}
 
         def keep_and_log(result: Result) -> Any:
             summaries[result.out_dir.name if result.out_dir else ""] = result.summary
             return result if keep is None else keep(result)
 
-        self._planned(len(jobs))
+        if not planned:
+            self._planned(len(jobs))
         kept = run_all(jobs, self.runs_dir, self.workers, keep_and_log, resume=self.resume, finished=self._finished, backend=self.backend)
         for label in kept:
             self.records.append(RunRecord(label, f"{RUNS_DIR}/{label}", summaries[label]))
         self.records.sort(key=lambda r: r.label)
         return kept
 
-    def run_bench(self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any]) -> dict[str, Any]:
+    def run_bench(self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any], planned: bool = False) -> dict[str, Any]:
         """Run generator bench scenarios with the bench loop (:func:`lfnlab.bench_run.run_bench`),
         each built in its worker by ``builds[label]()``: no result directories and no run
         records. Returns ``{label: keep(label, result)}`` in label order; if runs fail, the
         error of the first failing label is raised."""
 
-        self._planned(len(builds))
+        if not planned:
+            self._planned(len(builds))
 
         def one(label: str) -> Any:
             kept = keep(label, run_bench(builds[label]()))

@@ -27,14 +27,14 @@ import os
 import secrets
 import shutil
 from collections.abc import Iterable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..errors import InvalidInputError, OutputError
 from ..result import RESULT_FILES
 from .metrics import flatten
 from .plan import Plan, Point
-from .task import DONE, FAILED, Outcome
+from .task import DONE, FAILED, Outcome, write_tree
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -178,13 +178,7 @@ class Store:
         try:
             tmp.mkdir(exist_ok=staged is not None)
             if done and outcome.files is not None:
-                for name, data in outcome.files.items():
-                    rel = PurePosixPath(name)
-                    if rel.is_absolute() or ".." in rel.parts or not rel.parts:
-                        raise OutputError(f"run {run_id}: refusing the result file name {name!r}")
-                    target = tmp.joinpath(*rel.parts)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(data)
+                write_tree(tmp, outcome.files, run_id)
             (tmp / RECORD_FILE).write_text(json.dumps(self._record(point, outcome), indent=1) + "\n", encoding="utf-8")
             final = self.runs / run_id
             old = None

@@ -20,12 +20,13 @@ import shutil
 import socket
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Optional
 
 from .. import _native
-from ..errors import LfnlabError
+from ..errors import LfnlabError, OutputError
 from .plan import BaseScenario
 
 __all__ = ["Outcome", "run_point", "run_resolved", "DONE", "FAILED"]
@@ -62,12 +63,27 @@ def _error_text(e: BaseException) -> str:
 
 
 def _read_tree(root: Path) -> dict[str, bytes]:
+    """The files under ``root`` as ``{relative POSIX name: bytes}``: how a worker that does
+    not share the client's disk sends a result directory back (:func:`write_tree` undoes it)."""
     files: dict[str, bytes] = {}
     for directory, _, names in os.walk(root):
         for name in sorted(names):
             p = Path(directory) / name
             files[p.relative_to(root).as_posix()] = p.read_bytes()
     return files
+
+
+def write_tree(root: Path, files: Mapping[str, bytes], run_id: str) -> None:
+    """Write ``files`` (as :func:`_read_tree` gives them) under the existing directory
+    ``root``. The names come from a worker, so one that is empty, absolute or climbs out
+    with ``..`` is refused: OutputError naming the run ``run_id``."""
+    for name, data in files.items():
+        rel = PurePosixPath(name)
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+            raise OutputError(f"run {run_id}: refusing the result file name {name!r}")
+        target = root.joinpath(*rel.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
 
 
 def run_point(base: BaseScenario, run_id: str, sets: tuple[str, ...], stage_dir: Optional[str] = None) -> Outcome:
