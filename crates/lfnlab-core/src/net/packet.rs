@@ -114,6 +114,16 @@ impl TcpHeader {
     }
 }
 
+/// The fixed IP header: 20 bytes for IPv4 (RFC 791, no options), 40 for IPv6 (RFC 8200);
+/// spec 04 §2.2 `H_IP`. Options (Quick-Start, RFC 4782) come on top.
+pub const fn ip_header_bytes(ip_version: u8) -> u32 {
+    if ip_version == 6 {
+        40
+    } else {
+        20
+    }
+}
+
 /// Linux's default IP TTL (`net.ipv4.ip_default_ttl`; spec 02 §2.3.1 `initial_ip_ttl`).
 pub const DEFAULT_IP_TTL: u8 = 64;
 

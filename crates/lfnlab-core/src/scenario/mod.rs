@@ -40,7 +40,7 @@ pub use quickstart::{flow_qs_config, router_qs_config};
 pub use emit::to_toml;
 pub use load::{load_file, load_json, load_str};
 pub use model::Scenario;
-pub use node_config::{node_configs, HostConfig, HostQdiscConfig, KindConfig, NodeConfig, Unresolved};
+pub use node_config::{node_configs, node_index, HostConfig, HostQdiscConfig, KindConfig, NodeConfig, Unresolved};
 pub use set::SET_ORIGIN;
 
 /// TCP profile names (spec 06 §2.1), oldest first.

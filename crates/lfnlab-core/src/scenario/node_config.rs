@@ -129,9 +129,14 @@ impl NodeConfig {
     }
 }
 
+/// Each node's index in `[[node]]` by its name: how a name in a flow, route or link is resolved.
+pub fn node_index(s: &Scenario) -> HashMap<&str, usize> {
+    s.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect()
+}
+
 /// Every node of the resolved scenario `s`, in node order.
 pub fn node_configs(s: &Scenario) -> Result<Vec<NodeConfig>, Unresolved> {
-    let index: HashMap<&str, usize> = s.node.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+    let index = node_index(s);
     s.node.iter().enumerate().map(|(i, n)| node_config(i, n, &index)).collect()
 }
 

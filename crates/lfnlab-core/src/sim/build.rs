@@ -26,7 +26,7 @@ use crate::monitor::packet_capture::Capture;
 use crate::monitor::pcap::{PcapTap, TapConfig};
 use crate::monitor::tcp_trace::ConnTrace;
 use crate::net::link::channel::Channel;
-use crate::net::packet::{IpFields, NodeId, Packet, PacketKind, TcpHeader};
+use crate::net::packet::{ip_header_bytes, IpFields, NodeId, Packet, PacketKind, TcpHeader};
 use crate::net::proc_stage::ProcStage;
 use crate::host::nic::HostNic;
 use super::nic::PortFc;
@@ -58,10 +58,6 @@ fn fifo_for(q: Option<&QueueSpec>) -> Fifo {
         Some(q) => Fifo::new(q.limit.map(|b| b.bytes), q.limit_packets),
         None => Fifo::new(None, None),
     }
-}
-
-fn ip_header_bytes(ip_version: u8) -> u32 {
-    if ip_version == 6 { 40 } else { 20 }
 }
 
 /// How a world is built, beyond what the scenario says.
@@ -136,7 +132,7 @@ struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     fn new(s: &'a Scenario) -> Result<Ctx<'a>, Error> {
         let duration = s.sim.duration.ok_or_else(|| unresolved("sim.duration".into()))?.span;
-        let index = s.node.iter().enumerate().map(|(i, nd)| (nd.name.as_str(), i)).collect();
+        let index = scenario::node_index(s);
         let nodes = scenario::node_configs(s).map_err(|e| Error::Runtime(e.to_string()))?;
         Ok(Ctx { s, nodes, duration, seed: s.sim.seed.unwrap_or(1), index })
     }

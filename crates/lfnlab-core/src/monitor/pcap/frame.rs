@@ -13,7 +13,7 @@
 //! connection has a fixed initial sequence number derived from (flow,
 //! connection, direction), so sequence numbers wrap as on a real long transfer.
 
-use crate::net::packet::{flags, Packet, PacketKind, MAX_SACK_BLOCKS};
+use crate::net::packet::{flags, ip_header_bytes, Packet, PacketKind, MAX_SACK_BLOCKS};
 use crate::quickstart::option::OPT_BYTES;
 
 /// Ethernet II header bytes (destination, source, EtherType).
@@ -198,7 +198,7 @@ struct Transport {
 
 fn ip_frame(p: &Packet, hop: &Hop) -> Frame {
     let v6 = hop.ip_version == 6;
-    let ip_header = if v6 { 40 } else { 20 };
+    let ip_header = ip_header_bytes(hop.ip_version);
     let ip_qs = if p.ip.has_qs() { OPT_BYTES } else { 0 };
     let mut t = match p.kind {
         PacketKind::Tcp => tcp_header(p, ip_header + ip_qs),
