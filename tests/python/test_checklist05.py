@@ -67,3 +67,13 @@ def test_every_behaviour_has_a_stated_criterion() -> None:
     assert set(ck.CRITERIA) >= {"B1", "B2", "B3", "B4", "B5", "B6", "B7s", "B7n", "B8", "B9r", "B9n", "B10", "B11v", "B11r", "B11s"}
     c = ck.criteria_table(["B1", "B6"])
     assert list(c["behaviour"]) == ["B1", "B6"] and all(len(x) > 20 for x in c["criterion (CHOICE)"])
+
+
+def test_tables_give_the_checklist_and_the_criteria_of_its_behaviours() -> None:
+    t = pd.DataFrame([{"config": "oq_cs", "B9r": "no", "B9n": "yes"}])
+    checklist, criteria = ck.tables("E5.4", "Which configuration shows B9", t)
+    assert (checklist.name, checklist.caption) == ("B-checklist-E5.4", "Which configuration shows B9, by the criteria of B-criteria-E5.4.")
+    assert checklist.frame is t
+    assert (criteria.name, criteria.caption) == ("B-criteria-E5.4", "The numeric criterion of each behaviour (CHOICE).")
+    assert list(criteria.frame["behaviour"]) == ["B9r", "B9n"]
+    assert ck.tables("E5.5", "B11", t, each="each part of B11")[1].caption == "The numeric criterion of each part of B11 (CHOICE)."

@@ -104,6 +104,45 @@ def test_real_m1_is_catalogued_with_its_matrix() -> None:
     assert c.plan.a_to_b.rate_bps == 100_000_000 and c.plan.base_rtt_ns == 100_000_000 and c.plan.duration_s == 15
 
 
+@pytest.mark.engine
+def test_real_m1_runs_the_kernel_side_after_the_simulator_and_before_the_analysis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine runs the simulator's cases; the testbed's runs follow them, then the
+    analysis sees both. The testbed here is a stand-in: each kernel run is the simulator's
+    run of the cell with a testbed verdict added (the code path, not the kernel, is tested)."""
+    import dataclasses
+
+    import lfnlab
+    import lfnlab.testbed.lab
+    from lfnlab.compare.runs import KernelOutcome
+    from lfnlab.reproduce.real_testbed import m1_matrix as m
+
+    events: list[str] = []
+    monkeypatch.setattr(lfnlab.testbed.lab, "check_host", lambda: events.append("check_host"))
+
+    def kernel(jobs: list, workers: int, say: object) -> list:
+        events.append("kernel " + " ".join(j.label for j in jobs))
+        assert workers == m.TESTBED_LABS
+        assert all((tmp_path / "runs" / f"{j.label.replace('kernel', 'sim')}" / "summary.json").is_file() for j in jobs)
+        outcomes = []
+        for j in jobs:
+            r = lfnlab.run(j.scenario, out=j.out)
+            flow = r.summary["flows"][0]
+            verdict = {"bottleneck_drops_in_window": flow["retransmitted_segments"], "valid": True, "lateness_p99_us": 10.0}
+            outcomes.append(KernelOutcome(j, dataclasses.replace(r, summary={**r.summary, "testbed": verdict}), None))
+        return outcomes
+
+    monkeypatch.setattr(m, "run_kernel", kernel)
+    outcome = m.EXPERIMENT.run(True, 2, tmp_path)
+    # check_host before any run; kernel jobs interleaved across the cells (repetition 1 of each).
+    assert events == ["check_host", "kernel b128k-cubic-off-kernel-r1 b128k-cubic-internal-kernel-r1"]
+    assert [r.label for r in outcome.runs] == sorted(f"b128k-cubic-{p}-{side}-r1" for p in ("off", "internal") for side in ("sim", "kernel"))
+    assert all(c.passed for c in outcome.checks), [(c.name, c.measured) for c in outcome.checks]
+    assert outcome.notes[0].startswith("Wall time: ") and "on 2 worker(s)" in outcome.notes[0]
+    runs = outcome.tables[1].frame
+    assert sorted(runs["side"]) == ["kernel", "kernel", "simulator", "simulator"]
+    assert [f.name for f in outcome.figures] == ["F-M1a", "F-M1b", "F-M1c"]
+
+
 # --- runs (root and network namespaces) ---------------------------------------
 
 

@@ -202,7 +202,8 @@ def test_progress_json_counts_every_run(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in p.stderr.splitlines() if line.startswith("{")]
     assert {line["kind"] for line in lines} == {"reproduce"}
     runs = len(json.loads((out / "checks.json").read_text(encoding="utf-8"))["runs"])
-    assert lines[0]["done"] == 0 and lines[0]["total"] == 0, "a line when the experiment starts"
+    # The engine plans every case before the first run starts (reproduce/engine.py, step 1).
+    assert lines[0]["done"] == 0 and lines[0]["total"] == runs, "a line when the experiment starts, counting the planned runs"
     assert lines[-1]["done"] == lines[-1]["total"] == runs and lines[-1]["remaining"] == 0 and lines[-1]["eta_s"] == 0
     dones = [line["done"] for line in lines]
     assert dones == sorted(dones) and len(set(dones)) == runs + 1, "one line per finished run"
@@ -269,13 +270,13 @@ def test_a_failed_check_exits_1_and_names_it(
 ) -> None:
     from lfnlab.reproduce import command
     from lfnlab.reproduce.outcome import Check, Outcome
-    from lfnlab.reproduce.registry import Experiment
+    from lfnlab.reproduce.engine import Experiment
     from lfnlab.reproduce.ch06_tcp_validation.v6_determinism import QUICK
 
-    def body(params: object, ctx: object) -> Outcome:
+    def analyse(params: object, kept: object) -> Outcome:
         return Outcome(checks=[Check.within("always low", 0.5, 1.0, 2.0), Check.equal("fine", 1, 1)])
 
-    fake = Experiment("06.VX", "a failing check", "fails on purpose", "nowhere", "Nothing.", QUICK, QUICK, body)
+    fake = Experiment("06.VX", "a failing check", "fails on purpose", "nowhere", "Nothing.", QUICK, QUICK, lambda p: [], analyse)
     monkeypatch.setattr(command, "find", lambda experiment_id: fake)
     assert command.main(["06.VX", "--quick", "--out", str(tmp_path / "o")]) == 1
     err = capsys.readouterr().err

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lfnlab.reproduce import outcome
 from lfnlab.reproduce.ch01_gap_pacing import common01, e2_bandwidth, e3_traces, e4_memory
 from support import passed_checks, run_cli, run_quick_forms
 
@@ -165,11 +166,27 @@ def test_goodput_bound() -> None:
 
 
 def test_expectation_rows() -> None:
-    row = common01.expectation("x", "y", "partly")
-    assert list(common01.expectations_table([row]).columns) == EXPECTATION_COLUMNS
+    row = outcome.expectation("x", "y", "partly")
+    assert list(outcome.expectations_table([row]).columns) == EXPECTATION_COLUMNS
     with pytest.raises(ValueError):
-        common01.expectation("x", "y", "maybe")
-    assert common01.verdict(True) == "yes" and common01.verdict(False) == "no" and common01.verdict(None) == "partly"
+        outcome.expectation("x", "y", "maybe")
+    assert outcome.verdict(True) == "yes" and outcome.verdict(False) == "no" and outcome.verdict(None) == "partly"
+
+
+def test_port_a_check_counts_the_runs_where_frames_are_conserved() -> None:
+    # spec 01 §2.8: M frames = FIFO enqueued + TailDrops; the second run loses one frame.
+    check = common01.port_a_check(pd.Series([10, 7]), pd.Series([8, 6]), pd.Series([2, 0]), "every run")
+    assert (check.measured, check.criterion, check.passed) == (1, "= 2 (every run)", False)
+
+
+def test_cases_cover_the_grid_with_unique_labels() -> None:
+    e2 = e2_bandwidth.cases(e2_bandwidth.QUICK)
+    assert len(e2) == 2 * 3 * 4 and len({c.label for c in e2}) == len(e2)
+    e3 = e3_traces.cases(e3_traces.QUICK)
+    assert sorted(c.label for c in e3) == sorted(
+        e3_traces.run_label(v, b, p.short) for v, b in e3_traces.run_sets(e3_traces.QUICK) for p in common01.PACINGS
+    )
+    assert [c.label for c in e4_memory.cases(e4_memory.QUICK)] == list(e4_memory.CASES)
 
 
 def test_e2_labels_and_paper_table() -> None:

@@ -127,6 +127,24 @@ def test_e52_quick_form_covers_the_reduced_grid_for_every_configuration(quick_ou
             assert math.isnan(v) if tc == 0 else 0.0 <= v <= 1.001, (r["config"], r["TC1_Mbps"], r["TC2_Mbps"], f, v)
 
 
+def test_e52_declares_its_event_loop_runs_beside_the_bench_grid_and_independent_of_it() -> None:
+    from lfnlab.reproduce.ch05_switches import e2_isolines as e2
+    from lfnlab.reproduce.engine import BenchCase, Case
+
+    cases = e2.cases(e2.QUICK)
+    bench = [c for c in cases if isinstance(c, BenchCase)]
+    loop = [c for c in cases if isinstance(c, Case)]
+    assert len(bench) == len(e2.QUICK.configs) * len(e2.QUICK.rates) ** 2 * e2.QUICK.reps
+    # One event-loop run per configuration at SPOT, under the label of its runs/ directory; the
+    # bench labels (no directory) differ from it, so the engine can hold both in one `kept`.
+    assert [c.label for c in loop] == [f"{c}-0600-0700-r1" for c in e2.QUICK.configs]
+    assert len({c.label for c in cases}) == len(cases)
+    # The same scenario on both sides: made from the parameters alone, not from a result.
+    by_label = {c.label: c for c in bench}
+    for c in loop:
+        assert by_label[f"bench-{c.label}"].build().to_toml() == c.scenario.to_toml()
+
+
 @pytest.mark.engine
 def test_e53_quick_form_passes_and_logs_every_configuration(quick_outputs: Outputs) -> None:
     from lfnlab.reproduce.ch05_switches import e3_seq_traces as e3

@@ -4,12 +4,13 @@ outputs (trace columns at a time, goodput over an interval, link utilization fro
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Optional
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 
 from .. import _native
+from .outcome import Check
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,6 +36,9 @@ __all__ = [
     "goodput_bps",
     "wire_bits",
     "first_index",
+    "ran_whole",
+    "conserved",
+    "run_checks",
 ]
 
 #: Slack when matching a trace time to an interval edge, s (bin ends are sums of floats).
@@ -150,3 +154,37 @@ def first_index(values: np.ndarray) -> int:
     """Index of the first true element; -1 if none."""
     hits = np.flatnonzero(values)
     return int(hits[0]) if len(hits) else -1
+
+
+def ran_whole(summary: Mapping[str, Any], duration_s: float) -> bool:
+    """The run covered its simulated duration: no limit stopped it early (summary ``duration_s``)."""
+    return abs(float(summary["duration_s"]) - duration_s) <= TIME_EPS_S
+
+
+def conserved(summary: Mapping[str, Any]) -> bool:
+    """Packet conservation holds over the run (summary ``conservation.holds``, spec 06 §7 V5)."""
+    return bool(summary["conservation"]["holds"])
+
+
+def _source_summary(field: str) -> str:
+    return f"summary {field}"
+
+
+def run_checks(
+    finished: Sequence[bool],
+    conserving: Sequence[bool],
+    what: str = "runs",
+    whole: str = "their whole duration",
+    source: Callable[[str], str] = _source_summary,
+) -> list[Check]:
+    """The two checks every experiment makes of its runs: each ran for its whole duration
+    (:func:`ran_whole`) and conserved packets (:func:`conserved`). ``what`` names the runs,
+    ``whole`` the duration, and ``source(field)`` says in the criterion where each count
+    comes from (``field`` is ``duration_s`` or ``conservation.holds``)."""
+    n = len(finished)
+    if len(conserving) != n:
+        raise ValueError(f"run_checks: {n} durations but {len(conserving)} conservation flags")
+    return [
+        Check.equal(f"{what} that ran for {whole}", sum(map(bool, finished)), n, criterion=f"= {n} ({source('duration_s')})"),
+        Check.equal(f"{what} whose packet conservation holds", sum(map(bool, conserving)), n, criterion=f"= {n} ({source('conservation.holds')})"),
+    ]

@@ -56,6 +56,8 @@ __all__ = [
     "MODES",
     "CCS",
     "CUBIC_VARIANT",
+    "QS_HZ",
+    "QS_CHUNK_MIN",
     "TCP_02",
     "ip_link_rate_bps",
     "bdp_segments",
@@ -99,6 +101,9 @@ MODES = ("ss", "qs")
 CCS = ("reno", "cubic")
 #: CUBIC of the chapter's kernel generation (spec 02 §2.6.1, §6 point 25).
 CUBIC_VARIANT = "linux-2.6.20"
+#: Quick-Start pacing of T0 (spec 02 §4.1): the timer rate HZ, 1/s, and the chunk minimum M, segments.
+QS_HZ = 1000
+QS_CHUNK_MIN = 3
 #: spec 02 §2.6.2 and §6 point 9: per-flow TCP keys on top of the ``linux-2.6`` profile.
 TCP_02: dict[str, Any] = {"ack_policy": "linux_like", "rwnd_policy": "full_buffer"}
 PROFILE = "linux-2.6"
@@ -176,7 +181,7 @@ def t0_scenario(
         keys["response"] = q.size(response_bytes)
     if mode == "qs":
         # spec 02 §4.1: request in the SYN/ACK (on_connect), HZ = 1000, M = 3 (the defaults).
-        keys["quickstart"] = {"rate_code": rate_code, "ssthresh_policy": ssthresh_policy, "hz": 1000, "chunk_min": 3}
+        keys["quickstart"] = {"rate_code": rate_code, "ssthresh_policy": ssthresh_policy, "hz": QS_HZ, "chunk_min": QS_CHUNK_MIN}
     trace = b.Trace(mode="off") if trace_bin_s is None else b.Trace(mode="bin", bin=q.time(trace_bin_s))
     net, server, client = _t0_network(name, rtt_s=rtt_s, duration_s=duration_s, seed=seed, rate_bps=rate_bps, thresh=1.0, txqueuelen=txqueuelen, trace=trace)
     net.add(b.Flow(FLOW, client, server, kind="request_response", **_tcp_keys(cc), keys=keys))
@@ -218,7 +223,7 @@ def t0_web_scenario(
         raise ValueError(f"web_model must be one of {', '.join(WEB_MODELS)}, got {web_model!r}")
     keys: dict[str, Any] = {"users": int(users), "web_model": web_model, "http": http}
     if mode == "qs":
-        keys["quickstart"] = {"rate_code": rate_code, "hz": 1000, "chunk_min": 3}
+        keys["quickstart"] = {"rate_code": rate_code, "hz": QS_HZ, "chunk_min": QS_CHUNK_MIN}
     net, server, client = _t0_network(name, rtt_s=rtt_s, duration_s=duration_s, seed=seed, rate_bps=rate_bps, thresh=thresh, txqueuelen=TXQUEUELEN, trace=b.Trace(mode="off"))
     net.add(b.Flow(WEB_FLOW, client, server, kind="web", **_tcp_keys(cc), keys=keys))
     return net.scenario()

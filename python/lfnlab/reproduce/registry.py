@@ -1,66 +1,13 @@
-"""The experiment catalogue (spec 00 §3): what each ID is and how to run it."""
+"""The experiment catalogue (spec 00 §3): every chapter's experiments, in ID order. What an
+experiment is and how it runs is :mod:`.engine`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
-from .outcome import Outcome
-from .quantities import describe
-from ..sweep.execute import Backend
-from ..sweep.progress import NoProgress, Progress
-from .runner import RunContext
+from .engine import Experiment
 
 __all__ = ["Experiment", "catalogue", "find", "list_lines"]
-
-
-@dataclass(frozen=True)
-class Experiment:
-    """One catalogued experiment.
-
-    Attributes:
-        id: chapter and label, e.g. ``06.V1``.
-        title: short name, e.g. ``goodput at the wire-efficiency bound``.
-        summary: one line for ``lfnlab reproduce --list``.
-        reference: where the spec defines it, e.g. ``spec 06 §7 (V1)``.
-        checks: a paragraph for the report: what is checked and how it is measured.
-        full: parameters of the full form (a dataclass whose fields carry labels and units).
-        quick: parameters of the ``--quick`` form.
-        body: ``body(params, ctx) -> Outcome``: runs the scenarios, computes the checks.
-    """
-
-    id: str
-    title: str
-    summary: str
-    reference: str
-    checks: str
-    full: Any
-    quick: Any
-    body: Callable[[Any, RunContext], Outcome]
-
-    def params(self, quick: bool) -> Any:
-        return self.quick if quick else self.full
-
-    def parameter_rows(self) -> list[tuple[str, str, str]]:
-        """(parameter, quick value, full value) rows for the report."""
-        quick = describe(self.quick)
-        full = dict(describe(self.full))
-        return [(label, value, full.get(label, "—")) for label, value in quick]
-
-    def run(
-        self, quick: bool, workers: int, out: Path, resume: bool = False, progress: Optional[Progress] = None, backend: Optional[Backend] = None
-    ) -> Outcome:
-        """Run the experiment, raw results under ``out/runs``; return its outcome. With
-        ``resume``, stamped runs already in ``out/runs`` with the same scenario and engine
-        are reused (see :mod:`.runner`). ``progress`` reports the runs as they finish;
-        ``backend`` (a sweep executor: Dask) runs them instead of this process's threads."""
-        ctx = RunContext(out=out, workers=workers, quick=quick, resume=resume, progress=progress or NoProgress(), backend=backend)
-        ctx.progress.start(ctx.tally)
-        outcome = self.body(self.params(quick), ctx)
-        ctx.progress.finish(ctx.tally)
-        outcome.runs = list(ctx.records)
-        return outcome
 
 
 def catalogue() -> list[Experiment]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from . import e1_gap_sweep, e2_bandwidth, e3_traces, e4_memory, v1_classes
 
 __all__ = ["EXPERIMENTS"]

@@ -1,5 +1,5 @@
-"""Shared pieces of 01.E2–01.E4: the pacing cases, the analytic bounds of spec 01 §2.1–2.3,
-values read from a run's summary, and the ``expectations`` table of spec 01 §4.
+"""Shared pieces of 01.E1–01.V1: the pacing cases, the analytic bounds of spec 01 §2.1–2.3,
+values read from a run's summary, and the check of the emulator's port A (spec 01 §2.8).
 
 Everything here is pure (no run): the formulas are unit-tested on their own.
 """
@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .. import measure
-from ..measure import WIRE_OVERHEAD_BYTES, wire_bound_bps
-from ..outcome import expectation, expectations_table, verdict
+from ..measure import wire_bound_bps
+from ..outcome import Check
 from ..path01 import BOTTLENECK, FLOW, FRAME_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
 
 __all__ = [
@@ -25,7 +25,6 @@ __all__ = [
     "VARIANT_NAMES",
     "MB",
     "NIC_FRAME_BYTES_PER_S",
-    "WIRE_OVERHEAD_BYTES",
     "goodput_bound",
     "frame_rate_bound",
     "target_rate",
@@ -36,9 +35,7 @@ __all__ = [
     "queue_entry",
     "host_entry",
     "flow_entry",
-    "expectation",
-    "expectations_table",
-    "verdict",
+    "port_a_check",
 ]
 
 #: MB/s are decimal (spec 01 §2.1): 10^6 bytes/s.
@@ -135,6 +132,19 @@ def host_entry(summary: Mapping[str, Any], name: str = "snd") -> Mapping[str, An
 def flow_entry(summary: Mapping[str, Any], name: str = FLOW) -> Mapping[str, Any]:
     """The summary's entry of one flow (default: the path's flow)."""
     return measure.flow_entry(summary, name)
+
+
+def port_a_check(m_frames: pd.Series, fifo_enqueued: pd.Series, taildrops: pd.Series, why: str) -> Check:
+    """Spec 01 §2.8: every frame monitor M counts at the emulator's port A is either enqueued
+    in or tail-dropped by the FIFO. One value per run; the check counts the runs where it
+    holds, ``why`` ends its criterion."""
+    n = len(m_frames)
+    return Check.equal(
+        "runs where monitor M frames = FIFO enqueued + TailDrops",
+        int((m_frames == fifo_enqueued + taildrops).sum()),
+        n,
+        criterion=f"= {n} ({why})",
+    )
 
 
 #: The NIC line rate in frame bytes of full-size frames, as monitor M sees it (≈ 123.4 MB/s).

@@ -19,6 +19,7 @@ counts the timing above predicts for a run of D seconds.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,11 +31,10 @@ from ... import build as b
 from ...scenario import Scenario
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
-from ..outcome import Check, Figure, Outcome, Table
+from ..engine import Case, Experiment
+from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
 from ..path01 import FRAME_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
-from ..registry import Experiment
-from ..runner import Job, RunContext
-from .common01 import MB, expectation, expectations_table, host_entry
+from .common01 import MB, host_entry
 
 #: |measured − theory|/theory allowed at every point (the issue's acceptance for E1).
 TOLERANCE = 0.005
@@ -128,6 +128,11 @@ def _label(g: int) -> str:
     return f"g{g:05d}"
 
 
+def cases(p: Params) -> list[Case]:
+    """One run per gap of the sweep, reduced to its summary and arrival times."""
+    return [Case(_label(g), _scenario(p, g), _keep) for g in p.gaps_bytes]
+
+
 def measure_rate(arrivals_s: np.ndarray, bytes_per_packet: float) -> float:
     """Rate over the whole periods between the first and the last arrival, bytes/s:
     (N − 1)·bytes/(t_N − t_1). NaN with fewer than two arrivals."""
@@ -136,12 +141,11 @@ def measure_rate(arrivals_s: np.ndarray, bytes_per_packet: float) -> float:
     return (len(arrivals_s) - 1) * bytes_per_packet / float(arrivals_s[-1] - arrivals_s[0])
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    results = ctx.run([Job(_label(g), _scenario(p, g)) for g in p.gaps_bytes], _keep)
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     out = Outcome()
     rows = []
     for g in p.gaps_bytes:
-        m = results[_label(g)]
+        m = kept[_label(g)]
         snd = host_entry(m["summary"], "snd")
         theory = theory_wire_bytes_per_s(g)
         wire = measure_rate(m["t"], WIRE_BYTES)
@@ -322,5 +326,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

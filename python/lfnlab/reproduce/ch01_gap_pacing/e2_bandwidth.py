@@ -4,6 +4,7 @@ paper Tables III and IV), plus the fq/EDT baseline the issue adds as a third col
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,25 +12,22 @@ import numpy as np
 import pandas as pd
 
 from ...result import Result
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
-from ..outcome import Check, Figure, Outcome, Table
+from ..measure import WIRE_OVERHEAD_BYTES, conserved
+from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table, verdict
 from ..path01 import BOTTLENECK, MONITOR_M, NIC_BYTES_PER_S, WIRE_BYTES, path_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
 from .common01 import (
     MB,
     PACINGS,
     VARIANT_NAMES,
-    WIRE_OVERHEAD_BYTES,
     Pacing,
-    expectation,
-    expectations_table,
     flow_entry,
     goodput_bound,
     host_entry,
     mean_target_rate,
+    port_a_check,
     queue_entry,
-    verdict,
 )
 
 KIB = 1024
@@ -94,7 +92,7 @@ def _keep(r: Result) -> dict[str, Any]:
     }
 
 
-def measure(kept: dict[str, Any], duration_s: float) -> dict[str, Any]:
+def measure(kept: Mapping[str, Any], duration_s: float) -> dict[str, Any]:
     """The E2 row of one run from its summary and trace (spec 01 §3 E2 "Measure")."""
     s = kept["summary"]
     f = flow_entry(s)
@@ -116,7 +114,7 @@ def measure(kept: dict[str, Any], duration_s: float) -> dict[str, Any]:
         "m_frames": kept["m_frames"],
         "fifo_enqueued": int(fifo["enqueued"]),
         "tail_only": set(fifo["drops_by_cause"]) <= {"tail"},
-        "conservation_holds": bool(s["conservation"]["holds"]),
+        "conservation_holds": conserved(s),
     }
 
 
@@ -275,11 +273,15 @@ def _figure(frame: pd.DataFrame, par: Params) -> Any:
     return fig
 
 
-def body(par: Params, ctx: RunContext) -> Outcome:
-    c = par.c_MBps * MB
-    cases = [(v, p, b) for v in par.variants for p in par.pacings for b in par.buffers_bytes]
-    jobs = [
-        Job(
+def _grid(par: Params) -> list[tuple[str, str, float]]:
+    """(variant, pacing, B) of every run, in the order of the runs table."""
+    return [(v, p, b) for v in par.variants for p in par.pacings for b in par.buffers_bytes]
+
+
+def cases(par: Params) -> list[Case]:
+    """One run per TCP variant, pacing case and FIFO size (spec 01 §3 E2)."""
+    return [
+        Case(
             run_label(v, p, b),
             path_scenario(
                 f"01.E2-{run_label(v, p, b)}",
@@ -287,7 +289,7 @@ def body(par: Params, ctx: RunContext) -> Outcome:
                 pacing=p,
                 buffer_bytes=b,
                 duration_s=par.duration_s,
-                c_bytes_per_s=c,
+                c_bytes_per_s=par.c_MBps * MB,
                 rtt_s=par.rtt_s,
                 sndbuf_bytes=par.socket_bytes,
                 rcvbuf_bytes=par.socket_bytes,
@@ -295,12 +297,16 @@ def body(par: Params, ctx: RunContext) -> Outcome:
                 monitor_bin_s=MONITOR_BIN_S,
                 seed=par.seed,
             ),
+            _keep,
         )
-        for v, p, b in cases
+        for v, p, b in _grid(par)
     ]
-    kept = ctx.run(jobs, _keep)
+
+
+def analyse(par: Params, kept: Mapping[str, Any]) -> Outcome:
+    c = par.c_MBps * MB
     rows = []
-    for v, p, b in cases:
+    for v, p, b in _grid(par):
         m = measure(kept[run_label(v, p, b)], par.duration_s)
         rows.append({"variant": v, "pacing": p, "buffer_KB": round(b / KIB), "duration_s": par.duration_s, **m})
     frame = pd.DataFrame(rows)
@@ -331,11 +337,11 @@ def body(par: Params, ctx: RunContext) -> Outcome:
         )
     )
     out.checks.append(
-        Check.equal(
-            "runs where monitor M frames = FIFO enqueued + TailDrops",
-            int((frame["m_frames"] == frame["fifo_enqueued"] + frame["taildrops"]).sum()),
-            n,
-            criterion=f"= {n} (every frame reaching port A is queued or tail-dropped, spec 01 §2.8)",
+        port_a_check(
+            frame["m_frames"],
+            frame["fifo_enqueued"],
+            frame["taildrops"],
+            "every frame reaching port A is queued or tail-dropped, spec 01 §2.8",
         )
     )
     out.checks.append(
@@ -436,5 +442,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -9,6 +9,7 @@ monitor on the FIFO, so drop times have 500 µs resolution (the start of their b
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,24 +17,21 @@ import numpy as np
 import pandas as pd
 
 from ...result import Result
+from ..engine import Case, Experiment
 from ..figures import new_figure
-from ..outcome import Check, Figure, Outcome, Table
+from ..measure import WIRE_OVERHEAD_BYTES
+from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table, verdict
 from ..path01 import BOTTLENECK, MONITOR_M, NIC_BYTES_PER_S, WIRE_BYTES, path_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
 from .common01 import (
     MB,
     NIC_FRAME_BYTES_PER_S,
     PACINGS,
     VARIANT_NAMES,
-    WIRE_OVERHEAD_BYTES,
-    expectation,
-    expectations_table,
     frame_rate_bound,
     host_entry,
+    port_a_check,
     queue_entry,
     target_rate,
-    verdict,
 )
 
 KIB = 1024
@@ -116,13 +114,13 @@ def _in(df: pd.DataFrame, a: float, b: float, eps: float = 1e-9) -> pd.DataFrame
     return df[(df["t"] >= a - eps) & (df["t"] < b - eps)]
 
 
-def _keeper(windows: dict[str, list[tuple[float, float]]]) -> Any:
-    """Reduce a run to what the figures, metrics and checks use (run sizes: 220 k bins per table)."""
+def _keeper(windows: list[tuple[float, float]]) -> Any:
+    """Reduce a run to what the figures, metrics and checks use in its ``windows`` (run sizes:
+    220 k bins per table)."""
 
     def keep(r: Result) -> dict[str, Any]:
-        label = r.out_dir.name if r.out_dir is not None else ""
-        lo = min(a for a, _ in windows[label])
-        hi = max(b for _, b in windows[label])
+        lo = min(a for a, _ in windows)
+        hi = max(b for _, b in windows)
         m = r.flows[r.flows["monitor"] == MONITOR_M][["t", "bytes", "packets"]]
         m = m.astype({"bytes": "int64", "packets": "int64"})
         wire = m["bytes"].to_numpy() + WIRE_OVERHEAD_BYTES * m["packets"].to_numpy()
@@ -233,7 +231,7 @@ def _cov(x: np.ndarray) -> float:
     return float(np.std(x) / np.mean(x)) if len(x) and np.mean(x) > 0 else math.nan
 
 
-def window_stats(kept: dict[str, Any], window: tuple[float, float]) -> dict[str, float]:
+def window_stats(kept: Mapping[str, Any], window: tuple[float, float]) -> dict[str, float]:
     """What the expectations read from one case in one window."""
     a, b = window
     m = _in(kept["m"], a, b)
@@ -261,18 +259,18 @@ def window_stats(kept: dict[str, Any], window: tuple[float, float]) -> dict[str,
 # --- figures ---------------------------------------------------------------------------------
 
 
-def _trace_figure(title: str, cases: list[tuple[str, dict[str, Any]]], window: tuple[float, float], c: float) -> Any:
+def _trace_figure(title: str, panels: list[tuple[str, Mapping[str, Any]]], window: tuple[float, float], c: float) -> Any:
     """Stacked panels (one per case) with the same axes: monitor M bandwidth per 500 µs bin as
     bars, cwnd as a line on the right axis, C as a horizontal line, TailDrops as markers."""
     a, b = window
-    fig, axes = new_figure(len(cases), 1, width=10.0, height=2.7 * len(cases) + 0.6, sharex=True)
+    fig, axes = new_figure(len(panels), 1, width=10.0, height=2.7 * len(panels) + 0.6, sharex=True)
     cw_max = 1.0
-    for _, kept in cases:
+    for _, kept in panels:
         tcp = _in(kept["tcp"], a + BIN_S, b + BIN_S)
         if len(tcp):
             cw_max = max(cw_max, float(tcp["cwnd"].max()))
     bw_top = NIC_BYTES_PER_S / MB * 1.08
-    for ax, (caption, kept) in zip(axes, cases):
+    for ax, (caption, kept) in zip(axes, panels):
         m = _in(kept["m"], a, b)
         edges = np.append(m["t"].to_numpy(dtype=float), m["t"].to_numpy(dtype=float)[-1] + BIN_S) if len(m) else None
         handles = []
@@ -315,17 +313,17 @@ def _trace_figure(title: str, cases: list[tuple[str, dict[str, Any]]], window: t
 # --- the experiment --------------------------------------------------------------------------
 
 
-def body(par: Params, ctx: RunContext) -> Outcome:
+def cases(par: Params) -> list[Case]:
+    """Per (variant, B) one run in each pacing case, as long as its latest figure window;
+    each keeps the bins of the windows its figures show."""
     c = par.c_MBps * MB
-    sets = run_sets(par)
-    windows: dict[str, list[tuple[float, float]]] = {}
-    jobs = []
-    for (variant, buf), duration in sets.items():
+    runs = []
+    for (variant, buf), duration in run_sets(par).items():
+        windows = [_window(par, f.phase) for f in FIGS if (f.variant, f.buffer_bytes) == (variant, buf)]
         for p in PACINGS:
             label = run_label(variant, buf, p.short)
-            windows[label] = [_window(par, f.phase) for f in FIGS if (f.variant, f.buffer_bytes) == (variant, buf)]
-            jobs.append(
-                Job(
+            runs.append(
+                Case(
                     label,
                     path_scenario(
                         f"01.E3-{label}",
@@ -342,20 +340,25 @@ def body(par: Params, ctx: RunContext) -> Outcome:
                         queue_bin_s=BIN_S,
                         seed=par.seed,
                     ),
+                    _keeper(windows),
                 )
             )
-    kept = ctx.run(jobs, _keeper(windows))
+    return runs
+
+
+def analyse(par: Params, kept: Mapping[str, Any]) -> Outcome:
+    c = par.c_MBps * MB
     out = Outcome()
 
     # Figures and the per-window statistics.
     stats: dict[tuple[str, str], dict[str, float]] = {}
     for f in FIGS:
         window = _window(par, f.phase)
-        cases = []
+        panels = []
         for p in PACINGS:
             k = kept[run_label(f.variant, f.buffer_bytes, p.short)]
             stats[(f.name, p.short)] = window_stats(k, window)
-            cases.append((f"{p.caption}: {VARIANT_NAMES[f.variant]}, B = {round(f.buffer_bytes / KIB)} KiB", k))
+            panels.append((f"{p.caption}: {VARIANT_NAMES[f.variant]}, B = {round(f.buffer_bytes / KIB)} KiB", k))
         phase = "slow start" if f.phase == "ss" else "congestion avoidance"
         title = f"{f.name}: {VARIANT_NAMES[f.variant]}, B = {round(f.buffer_bytes / KIB)} KiB, {phase}"
         out.figures.append(
@@ -363,7 +366,7 @@ def body(par: Params, ctx: RunContext) -> Outcome:
                 f.name,
                 f"{title}, {window[0]:g}–{window[1]:g} s. Bars: monitor M frame bytes per 500 µs bin; line: cwnd at the "
                 "end of each bin; dashed: C; triangles: 500 µs bins with TailDrops.",
-                _trace_figure(f"{title}, {window[0]:g}–{window[1]:g} s", cases, window, c),
+                _trace_figure(f"{title}, {window[0]:g}–{window[1]:g} s", panels, window, c),
             )
         )
         zoom = zoom_window(window, stats[(f.name, "off")]["first_drop_s"], f.phase, par.zoom_s)
@@ -372,7 +375,7 @@ def body(par: Params, ctx: RunContext) -> Outcome:
                 f"{f.name}-zoom",
                 f"{title}: zoom {zoom[0]:.4g}–{zoom[1]:.4g} s (around the first TailDrop of the unpaced case in the "
                 "window, else its first second; 1–2 s in slow start).",
-                _trace_figure(f"{title}, zoom {zoom[0]:.4g}–{zoom[1]:.4g} s", cases, zoom, c),
+                _trace_figure(f"{title}, zoom {zoom[0]:.4g}–{zoom[1]:.4g} s", panels, zoom, c),
             )
         )
 
@@ -453,14 +456,7 @@ def body(par: Params, ctx: RunContext) -> Outcome:
             criterion="in [0, 1]",
         )
     )
-    out.checks.append(
-        Check.equal(
-            "runs where monitor M frames = FIFO enqueued + TailDrops",
-            int((runs["monitor_M_frames"] == runs["fifo_enqueued"] + runs["taildrops"]).sum()),
-            n,
-            criterion=f"= {n} (every run)",
-        )
-    )
+    out.checks.append(port_a_check(runs["monitor_M_frames"], runs["fifo_enqueued"], runs["taildrops"], "every run"))
     out.checks.append(
         Check.equal(
             "runs where the 500 µs TailDrop events sum to the FIFO's TailDrops",
@@ -516,7 +512,7 @@ def body(par: Params, ctx: RunContext) -> Outcome:
 
 
 def expectations(
-    par: Params, stats: dict[tuple[str, str], dict[str, float]], m7: dict[str, dict[str, float]], kept: dict[str, Any]
+    par: Params, stats: dict[tuple[str, str], dict[str, float]], m7: dict[str, dict[str, float]], kept: Mapping[str, Any]
 ) -> pd.DataFrame:
     """Spec 01 §4 E3 sentences against the traces (not checks)."""
     c = par.c_MBps * MB
@@ -689,5 +685,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

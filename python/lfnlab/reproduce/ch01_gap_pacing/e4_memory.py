@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,20 +15,16 @@ import pandas as pd
 
 from ...result import Result
 from ...scenario import Scenario
-from ..outcome import Check, Outcome, Table
+from ..engine import Case, Experiment
+from ..measure import WIRE_OVERHEAD_BYTES
+from ..outcome import Check, Outcome, Table, expectation, expectations_table, verdict
 from ..path01 import FLOW, NIC_BYTES_PER_S, path_scenario, ipg_qdisc
-from ..registry import Experiment
-from ..runner import Job, RunContext
 from .common01 import (
     MB,
-    WIRE_OVERHEAD_BYTES,
     advertised_window,
-    expectation,
-    expectations_table,
     flow_entry,
     goodput_bound,
     host_entry,
-    verdict,
     window_cap_bytes,
     window_scale_shift,
 )
@@ -156,10 +153,16 @@ def m_app(model: dict[str, float], dma_real: Any, dma_gap: Any, copy: Any, frame
 COUNTERS = ["dma_real_bytes", "dma_gap_bytes", "copy_bytes", "frames", "gap_frames", "gap_wire_bytes"]
 
 
-def _keep(r: Result) -> dict[str, Any]:
-    h = r.hosts[r.hosts["host"] == "snd"].reset_index(drop=True)
-    tcp = r.tcp[r.tcp["flow"] == FLOW][["t", "rwnd", "bytes_acked", "bytes_read", "snd_lim"]].reset_index(drop=True)
-    return {"summary": r.summary, "hosts": h, "tcp": tcp, "scenario": r.scenario_toml}
+def _keeper(model: dict[str, float]) -> Any:
+    """Keep the summary, the sender's counters and the flow's trace of a run, with ``model``,
+    the sender's memory model in the run's resolved scenario."""
+
+    def keep(r: Result) -> dict[str, Any]:
+        h = r.hosts[r.hosts["host"] == "snd"].reset_index(drop=True)
+        tcp = r.tcp[r.tcp["flow"] == FLOW][["t", "rwnd", "bytes_acked", "bytes_read", "snd_lim"]].reset_index(drop=True)
+        return {"summary": r.summary, "hosts": h, "tcp": tcp, "model": model}
+
+    return keep
 
 
 def _at(tcp: pd.DataFrame, column: str, t: float) -> float:
@@ -167,10 +170,17 @@ def _at(tcp: pd.DataFrame, column: str, t: float) -> float:
     return float(rows[column].iloc[-1]) if len(rows) else 0.0
 
 
-def body(par: Params, ctx: RunContext) -> Outcome:
-    jobs = [Job(case, scenario(par, case)) for case in CASES]
-    models = {j.label: memory_model(j.scenario.to_dict()) for j in jobs}
-    kept = ctx.run(jobs, _keep)
+def cases(par: Params) -> list[Case]:
+    """The four cases of spec 01 §3 E4, one run each."""
+    runs = []
+    for case in CASES:
+        s = scenario(par, case)
+        runs.append(Case(case, s, _keeper(memory_model(s.to_dict()))))
+    return runs
+
+
+def analyse(par: Params, kept: Mapping[str, Any]) -> Outcome:
+    models = {case: kept[case]["model"] for case in CASES}
     a, b = par.steady_from_s, par.duration_s
     span = b - a
     rows = []
@@ -454,5 +464,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -27,6 +27,7 @@ for the classes, whole one-second ``hosts`` bins for real and gap wire bytes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -37,21 +38,12 @@ from ...result import Result
 from ... import build as b
 from ...scenario import Scenario
 from .. import quantities as q
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
-from ..outcome import Check, Figure, Outcome, Table
+from ..measure import WIRE_OVERHEAD_BYTES
+from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
 from ..path01 import HOST_TCP, NIC_BYTES_PER_S, PROFILE, WIRE_BYTES, ipg_qdisc, path_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
-from .common01 import (
-    MB,
-    WIRE_OVERHEAD_BYTES,
-    expectation,
-    expectations_table,
-    flow_entry,
-    goodput_bound,
-    host_entry,
-    queue_entry,
-)
+from .common01 import MB, flow_entry, goodput_bound, host_entry, queue_entry
 
 #: V1b/V1c per-class rate tolerance and line-use tolerance (spec 01 §3 V1; the issue's V1 acceptance).
 CLASS_TOLERANCE = 0.01
@@ -65,8 +57,9 @@ WIRE_PS = WIRE_BYTES * PS_PER_BYTE
 EGRESS = "snd->r"
 #: Most frames captured per V1b/V1c run (≈ 81 300 per second at line rate).
 CAPTURE_LIMIT = 400_000
-#: V1d modes: label → (caption, qdisc of the sender or None for pfifo).
-V1D_MODES = ("off", "single", "classes")
+#: V1d modes: label → caption (the sender's qdisc: pfifo, one ipg class, one class per destination).
+V1D_CAPTIONS = {"off": "no pacing", "single": "single class (host total)", "classes": "two classes (per destination)"}
+V1D_MODES = tuple(V1D_CAPTIONS)
 
 
 @dataclass(frozen=True)
@@ -249,23 +242,18 @@ def _keep_v1d(r: Result) -> dict[str, Any]:
     return {"summary": r.summary, "queues": r.queues}
 
 
-# ---------------------------------------------------------------- body
+# ---------------------------------------------------------------- cases and analysis
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs = [Job(f"v1a-{v}", v1a_scenario(p, v)) for v in ("plain", "class1", "off")]
-    jobs += [Job("v1b", udp_scenario(p, "v1b", p.v1b_rates)), Job("v1c", udp_scenario(p, "v1c", p.v1c_rates))]
-    jobs += [Job(f"v1d-{m}", v1d_scenario(p, m)) for m in V1D_MODES]
+def cases(p: Params) -> list[Case]:
+    """V1a's three runs, V1b and V1c, and V1d's three modes."""
+    runs = [Case(f"v1a-{v}", v1a_scenario(p, v), _keep_trace) for v in ("plain", "class1", "off")]
+    runs += [Case(case, udp_scenario(p, case, rates), _keep_udp) for case, rates in (("v1b", p.v1b_rates), ("v1c", p.v1c_rates))]
+    runs += [Case(f"v1d-{m}", v1d_scenario(p, m), _keep_v1d) for m in V1D_MODES]
+    return runs
 
-    def keep(r: Result) -> dict[str, Any]:
-        name = r.out_dir.name if r.out_dir else ""
-        if name.startswith("v1a"):
-            return _keep_trace(r)
-        if name in ("v1b", "v1c"):
-            return _keep_udp(r)
-        return _keep_v1d(r)
 
-    res = ctx.run(jobs, keep)
+def analyse(p: Params, res: Mapping[str, Any]) -> Outcome:
     out = Outcome()
     _v1a(p, res, out)
     bc = [_v1bc(p, "v1b", p.v1b_rates, res["v1b"], out), _v1bc(p, "v1c", p.v1c_rates, res["v1c"], out)]
@@ -294,7 +282,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
     return out
 
 
-def _v1a(p: Params, res: dict[str, Any], out: Outcome) -> None:
+def _v1a(p: Params, res: Mapping[str, Any], out: Outcome) -> None:
     plain, class1, off = res["v1a-plain"], res["v1a-class1"], res["v1a-off"]
     rows = []
     for label, m in (
@@ -446,7 +434,7 @@ def _v1bc(
     return pd.DataFrame(rows), line
 
 
-def _v1bc_figure(p: Params, res: dict[str, Any]) -> Figure:
+def _v1bc_figure(p: Params, res: Mapping[str, Any]) -> Figure:
     fig, axes = new_figure(2, 1, height=6.0, sharex=True)
     for ax, case, rates in zip(axes, ("v1b", "v1c"), (p.v1b_rates, p.v1c_rates)):
         f = res[case]["flows"]
@@ -476,8 +464,7 @@ def _v1bc_figure(p: Params, res: dict[str, Any]) -> Figure:
     )
 
 
-def _v1d(p: Params, res: dict[str, Any], out: Outcome) -> None:
-    captions = {"off": "no pacing", "single": "single class (host total)", "classes": "two classes (per destination)"}
+def _v1d(p: Params, res: Mapping[str, Any], out: Outcome) -> None:
     rows = []
     for mode in V1D_MODES:
         m = res[f"v1d-{mode}"]
@@ -492,7 +479,7 @@ def _v1d(p: Params, res: dict[str, Any], out: Outcome) -> None:
             bound = goodput_bound(c)
             rows.append(
                 {
-                    "mode": captions[mode],
+                    "mode": V1D_CAPTIONS[mode],
                     "flow": flow["name"],
                     "bottleneck_MBps": c / MB,
                     "rtt_ms": rtt * 1e3,
@@ -532,12 +519,7 @@ def _v1d(p: Params, res: dict[str, Any], out: Outcome) -> None:
 
 def _v1d_description(p: Params, frame: pd.DataFrame, gaps: dict[str, int]) -> str:
     def cell(mode: str, flow: str, col: str) -> float:
-        caption = {
-            "off": "no pacing",
-            "single": "single class (host total)",
-            "classes": "two classes (per destination)",
-        }[mode]
-        return float(frame[(frame["mode"] == caption) & (frame["flow"] == flow)][col].iloc[0])
+        return float(frame[(frame["mode"] == V1D_CAPTIONS[mode]) & (frame["flow"] == flow)][col].iloc[0])
 
     parts = []
     for mode in V1D_MODES:
@@ -646,5 +628,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -3,7 +3,7 @@ traces after connection setup) and E2 (speedup η = T_SS / T_QS versus transfer 
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from .e_series import EXPERIMENTS as E_SERIES
 
 __all__ = ["EXPERIMENTS"]

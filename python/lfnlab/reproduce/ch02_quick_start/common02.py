@@ -17,6 +17,7 @@ import pandas as pd
 
 from ...models import quickstart
 from .. import measure
+from ..measure import conserved, ran_whole
 from ..outcome import Check, expectation, expectations_table, shown
 from ..path02 import FLOW, IP_PACKET_BYTES, L2_HEADER_BYTES, RATE_BPS, WIRE_BYTES, qs_rate_bps
 
@@ -256,10 +257,4 @@ def eta_range(t_ss_s: Sequence[float], t_qs_s: Sequence[float]) -> tuple[float, 
 
 def run_checks(summaries: Mapping[str, Mapping[str, Any]], durations_s: Mapping[str, float], what: str = "runs") -> list[Check]:
     """Every run covered its simulated duration, and packet conservation holds (summary)."""
-    n = len(summaries)
-    finished = sum(1 for k, s in summaries.items() if abs(float(s["duration_s"]) - durations_s[k]) <= 1e-9)
-    holds = sum(1 for s in summaries.values() if bool(s["conservation"]["holds"]))
-    return [
-        Check.equal(f"{what} that ran for their whole duration", finished, n, criterion=f"= {n} (summary duration_s)"),
-        Check.equal(f"{what} whose packet conservation holds", holds, n, criterion=f"= {n} (summary conservation.holds)"),
-    ]
+    return measure.run_checks([ran_whole(s, durations_s[k]) for k, s in summaries.items()], [conserved(s) for s in summaries.values()], what)

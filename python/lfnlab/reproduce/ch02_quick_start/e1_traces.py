@@ -18,17 +18,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from ...result import Result
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
-from ..path02 import CCS, DATA_LINK, FLOW, IW_SEGMENTS, RATE_BPS, WIRE_BYTES, bdp_segments, ip_link_rate_bps, qs_rate_bps, t0_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..path02 import CCS, DATA_LINK, FLOW, IW_SEGMENTS, QS_CHUNK_MIN, QS_HZ, RATE_BPS, WIRE_BYTES, bdp_segments, ip_link_rate_bps, qs_rate_bps, t0_scenario
 from .common02 import (
     MBPS,
     arrival_clusters,
@@ -55,9 +54,6 @@ from .common02 import (
 FILL_FRACTION = 0.95
 #: Cubic's initial ssthresh of the linux-2.6.20 profile (spec 02 §2.6.1).
 CUBIC_SSTHRESH = 100
-#: Timer rate of the Quick-Start pacing (spec 02 §4.1) and the chunk minimum M.
-HZ = 1000
-CHUNK_MIN = 3
 #: "A few further RTTs" in expectation 1, and "many RTTs" of slow start (readings of §5).
 FEW_RTTS = 3
 MANY_RTTS = 5
@@ -137,13 +133,11 @@ def scenario(rtt_s: float, c: Curve, p: Params) -> Any:
     )
 
 
-def keeper(p: Params, rtt_of: Mapping[str, float]) -> Any:
-    """Reduce a run to its per-RTT bins, the captured data arrivals, the slow-start exit and
-    the summary."""
+def keeper(p: Params, rtt: float) -> Callable[[Result], dict[str, Any]]:
+    """Reduce a run at RTT ``rtt`` to its per-RTT bins, the captured data arrivals, the
+    slow-start exit and the summary."""
 
     def keep(r: Result) -> dict[str, Any]:
-        lab = r.out_dir.name if r.out_dir is not None else ""
-        rtt = rtt_of[lab]
         n_bins = int(round(p.duration_s / rtt))
         # The capture holds the first frames at C: the SYN-ACK and the server's ACK of the
         # request (the only S → C frames without payload of an unlimited response) and the
@@ -162,6 +156,11 @@ def keeper(p: Params, rtt_of: Mapping[str, float]) -> Any:
         }
 
     return keep
+
+
+def cases(p: Params) -> list[Case]:
+    """One run per RTT and curve."""
+    return [Case(label(rtt, c), scenario(rtt, c, p), keeper(p, rtt)) for rtt in p.rtts_s for c in curves(p.rate6)]
 
 
 # --- per-run values ------------------------------------------------------------------------
@@ -260,7 +259,7 @@ def qs_checks(rtt_s: float, c: Curve, k: Mapping[str, Any]) -> list[Check]:
         )
     ]
     # Timer ticks per RTT: the handshake sample exceeds τ by ~0.16 ms only.
-    plan = pacing_plan(w_formula, int(round(rtt_s * HZ)), CHUNK_MIN)
+    plan = pacing_plan(w_formula, int(round(rtt_s * QS_HZ)), QS_CHUNK_MIN)
     measured = qs_round_clusters(k, rtt_s)
     out.append(
         Check.equal(
@@ -335,22 +334,29 @@ def cubic_checks(rtt_s: float, c: Curve, k: Mapping[str, Any]) -> list[Check]:
 # --- expectations --------------------------------------------------------------------------
 
 
-def _t(rows: pd.DataFrame, rtt_ms: int, cc: str, mode: str, code: Any = 7) -> float:
-    r = rows[(rows["rtt_ms"] == rtt_ms) & (rows["cc"] == cc) & (rows["mode"] == mode)]
-    if mode != "SS":
-        r = r[r["rate_code"] == code]
-    return float(r["t95_s"].iloc[0]) if len(r) else math.nan
-
-
 def _col(rows: pd.DataFrame, column: str, rtt_ms: int, cc: str, mode: str, code: Any = 7) -> float:
+    """``column`` of the summary row of one curve; NaN if the form has no such curve."""
     r = rows[(rows["rtt_ms"] == rtt_ms) & (rows["cc"] == cc) & (rows["mode"] == mode)]
     if mode != "SS":
         r = r[r["rate_code"] == code]
     return float(r[column].iloc[0]) if len(r) else math.nan
 
 
+def _t(rows: pd.DataFrame, rtt_ms: int, cc: str, mode: str, code: Any = 7) -> float:
+    """The time to 95 % of one curve (:func:`_col` of ``t95_s``)."""
+    return _col(rows, "t95_s", rtt_ms, cc, mode, code)
+
+
 def _s(x: float) -> str:
     return "never" if math.isnan(x) else f"{x:.1f} s"
+
+
+def _fill_times(curves: pd.DataFrame) -> str:
+    """Each curve's time to 95 %, in seconds and in RTTs after its first data RTT."""
+    return "; ".join(
+        f"{r.cc} {r.rtt_ms} ms: 95 % at {_s(r.t95_s)} = {r.t95_rtts_after_first_data:.0f} RTTs after the first data RTT"
+        for r in curves.itertuples()
+    )
 
 
 def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
@@ -363,10 +369,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
     out.append(
         expectation(
             "§5.1 with slow start the rate climbs over many RTTs before it reaches the link rate (Reno and Cubic)",
-            "; ".join(
-                f"{r.cc} {r.rtt_ms} ms: 95 % at {_s(r.t95_s)} = {r.t95_rtts_after_first_data:.0f} RTTs after the first data RTT"
-                for r in ss.itertuples()
-            ),
+            _fill_times(ss),
             shown(many),
             f"shown if every SS curve needs ≥ {MANY_RTTS} RTTs from its first data RTT to a bin above 95 % of the IP "
             "link rate",
@@ -394,10 +397,7 @@ def expectations(rows: pd.DataFrame, p: Params) -> pd.DataFrame:
     out.append(
         expectation(
             "§5.1 with Quick-Start (policy none) the link fills within a few further RTTs",
-            "; ".join(
-                f"{r.cc} {r.rtt_ms} ms: 95 % at {_s(r.t95_s)} = {r.t95_rtts_after_first_data:.0f} RTTs after the first data RTT"
-                for r in qn.itertuples()
-            ),
+            _fill_times(qn),
             shown(bool(len(few)) and bool(few.all())),
             f"shown if every QS+none curve reaches a bin above 95 % ≤ {FEW_RTTS} RTTs after its first data RTT",
         )
@@ -526,19 +526,11 @@ def trace_figure(rtt_s: float, cs: Sequence[Curve], kept: Mapping[str, Mapping[s
     return fig
 
 
-# --- body ----------------------------------------------------------------------------------
+# --- analysis ------------------------------------------------------------------------------
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     cs = curves(p.rate6)
-    jobs, rtt_of, cur_of = [], {}, {}
-    for rtt in p.rtts_s:
-        for c in cs:
-            lab = label(rtt, c)
-            jobs.append(Job(lab, scenario(rtt, c, p)))
-            rtt_of[lab], cur_of[lab] = rtt, c
-    kept = ctx.run(jobs, keep=keeper(p, rtt_of))
-
     out = Outcome()
     out.checks += run_checks({k: v["summary"] for k, v in kept.items()}, {k: p.duration_s for k in kept})
     captured_ok = sum(1 for v in kept.values() if len(v["data_t"]) > 0)
@@ -550,7 +542,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             criterion=f"= {len(kept)} (data frames among the first {p.capture_frames} frames at C)",
         )
     )
-    qs_labels = [lab for lab, c in cur_of.items() if c.mode == "qs"]
+    qs_labels = [label(rtt, c) for rtt in p.rtts_s for c in cs if c.mode == "qs"]
     used = sum(1 for lab in qs_labels if qs_entry(kept[lab]["summary"]).get("outcome") == "used")
     out.checks.append(
         Check.equal("QS runs whose Quick-Start outcome is `used`", used, len(qs_labels), criterion=f"= {len(qs_labels)} (summary)")
@@ -684,5 +676,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

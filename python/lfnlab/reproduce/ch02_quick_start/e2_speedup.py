@@ -40,11 +40,10 @@ from ...models.quickstart import (
     speedup_table,
 )
 from ...result import Result
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
-from ..path02 import CCS, FLOW, IW_SEGMENTS, MSS_BYTES, RATE_BPS, SOCKET_BUFFER_BYTES, TXQUEUELEN, qs_rate_bps, t0_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..path02 import CCS, FLOW, IW_SEGMENTS, MSS_BYTES, QS_CHUNK_MIN, QS_HZ, RATE_BPS, SOCKET_BUFFER_BYTES, TXQUEUELEN, qs_rate_bps, t0_scenario
 from .common02 import eta, eta_range, expectation, expectations_table, flow_entry, pacing_plan, qs_entry, run_checks, shown
 
 #: spec 02 §4.3 acceptance: η = 1 ± 2 % within the initial window; model and simulation within 15 %.
@@ -61,9 +60,6 @@ MODEL_POINTS_PER_DECADE = 24
 #: Full segments in the unscaled 65 535-byte window of a SYN (the server's send window until
 #: the first ACK of data, see :func:`notes`).
 INITIAL_WINDOW_SEGMENTS = 65535 // MSS_BYTES
-#: Quick-Start pacing of T0 (spec 02 §4.1): HZ and the chunk minimum M.
-HZ = 1000
-CHUNK_MIN = 3
 
 
 @dataclass(frozen=True)
@@ -125,6 +121,23 @@ def keep(r: Result) -> dict[str, Any]:
     }
 
 
+def grid(p: Params) -> list[tuple[float, int, str, str, int]]:
+    """Every run: (RTT, N, CC, mode, seed)."""
+    return [
+        (rtt, size, cc, mode, seed)
+        for rtt in p.rtts_s
+        for size in p.sizes_bytes
+        for cc in p.ccs
+        for mode in ("ss", "qs")
+        for seed in range(1, p.seeds + 1)
+    ]
+
+
+def cases(p: Params) -> list[Case]:
+    """One run per RTT, response size, CC, mode and repetition."""
+    return [Case(label(*run), scenario(*run), keep) for run in grid(p)]
+
+
 # --- the table -----------------------------------------------------------------------------
 
 
@@ -147,7 +160,7 @@ def causes(row: Mapping[str, Any], cc: str) -> str:
         why = " by the server's initial 65 535-byte send window (core finding, see notes)" if sent == INITIAL_WINDOW_SEGMENTS else ""
         out.append(f"QS round cut to {sent} of min(W_qs, N) = {wanted} segments{why}")
     if IW_SEGMENTS < row["segments"] <= row["w_qs"]:
-        plan = pacing_plan(row["w_qs"], round(row["rtt_ms"] * HZ / 1000), CHUNK_MIN)
+        plan = pacing_plan(row["w_qs"], round(row["rtt_ms"] * QS_HZ / 1000), QS_CHUNK_MIN)
         chunk = f"{min(plan)}" if min(plan) == max(plan) else f"{min(plan)}–{max(plan)}"
         out.append(
             f"whole response in the QS round: the model paces each packet at q, the simulation releases chunks of "
@@ -407,20 +420,11 @@ def eta_figure(cc: str, g: pd.DataFrame, dense: pd.DataFrame, p: Params) -> Any:
     return fig
 
 
-# --- body ----------------------------------------------------------------------------------
+# --- analysis ------------------------------------------------------------------------------
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs, durations = [], {}
-    for rtt in p.rtts_s:
-        for size in p.sizes_bytes:
-            for cc in p.ccs:
-                for mode in ("ss", "qs"):
-                    for seed in range(1, p.seeds + 1):
-                        lab = label(rtt, size, cc, mode, seed)
-                        jobs.append(Job(lab, scenario(rtt, size, cc, mode, seed)))
-                        durations[lab] = duration_s(rtt, size, cc)
-    kept = ctx.run(jobs, keep=keep)
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
+    durations = {label(rtt, size, cc, mode, seed): duration_s(rtt, size, cc) for rtt, size, cc, mode, seed in grid(p)}
     model = speedup_table(p.sizes_bytes, p.rtts_s, p.ccs)
     g = grid_table(p, kept, model)
     dense = speedup_table(dense_sizes(min(p.sizes_bytes), max(p.sizes_bytes)), p.rtts_s, p.ccs)
@@ -520,5 +524,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

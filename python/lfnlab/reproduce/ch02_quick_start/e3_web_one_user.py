@@ -21,13 +21,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
 from ..path02 import CCS, HTTP_VARIANTS, MODES, WEB_MODELS
-from ..registry import Experiment
-from ..runner import Job, RunContext
 from .common02 import expectation, expectations_table, shown
-from .web02 import RTT_S, WARMUP_S, Variant, batch_means, keep, paired_differences, run_row, scenario, web_checks
+from .web02 import RTT_S, WARMUP_S, Variant, batch_means, paired_differences, runs_table, web_cases, web_checks
 
 _CC = {"reno": "Reno", "cubic": "Cubic"}
 
@@ -48,6 +47,11 @@ QUICK = Params(models=WEB_MODELS, duration_s=900.0)
 
 def variants(p: Params) -> list[Variant]:
     return [Variant(m, h, cc, mode, p.users) for m in p.models for h in p.https for cc in p.ccs for mode in MODES]
+
+
+def cases(p: Params) -> list[Case]:
+    """One run per workload model, HTTP variant, CC and mode."""
+    return web_cases("02.E3", variants(p), p.duration_s, p.seed)
 
 
 def gains(runs: pd.DataFrame, kept: Mapping[str, Mapping[str, Any]], users: int) -> tuple[pd.DataFrame, int]:
@@ -169,13 +173,11 @@ def bar_figure(g: pd.DataFrame, model: str, ccs: Sequence[str]) -> Any:
     return fig
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     vs = variants(p)
-    kept = ctx.run([Job(v.label, scenario("02.E3", v, p.duration_s, p.seed)) for v in vs], keep=keep)
     out = Outcome()
     out.checks += web_checks(vs, kept, p.duration_s)
-    runs = pd.DataFrame([run_row(v, kept[v.label], p.duration_s) for v in vs])
-    runs["rate_code"] = runs["rate_code"].astype("Int64")
+    runs = runs_table(vs, kept, p.duration_s)
     g, mismatched = gains(runs, kept, p.users)
     out.checks.append(
         Check.equal(
@@ -261,5 +263,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -7,30 +7,31 @@ Quick-Start: 96 runs of 3600 s, 60 s warm-up.
 
 Per U and mode: the mean object download time averaged over the six runs, the meter's link
 utilization (mean over the runs), the approval ratio (approvals / requests over the six
-runs) and the mean approved rate (over every approval of the six runs). The sweep helpers
-are shared with 02.E5, which repeats E4 with θ ∈ {1.0, 0.5}.
+runs) and the mean approved rate (over every approval of the six runs). The sweep's
+variants, per-U table and figure are shared with 02.E5, which repeats E4 with θ ∈ {1.0, 0.5}.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Figure, Outcome, Table
 from ..path02 import CCS, HTTP_VARIANTS
-from ..registry import Experiment
-from ..runner import Job, RunContext
 from .common02 import expectation, expectations_table, shown
-from .web02 import RTT_S, WARMUP_S, Variant, keep, run_row, scenario, web_checks
+from .web02 import RTT_S, WARMUP_S, Variant, runs_table, web_cases, web_checks
 
 #: spec 02 §4.5: the users grid.
 USERS = (1, 2, 5, 10, 15, 20, 25, 30)
+#: spec 02 §4.5: slow start and Quick-Start, both with θ = 1.0: (mode, θ).
+SWEEP_MODES = (("ss", 1.0), ("qs", 1.0))
 
 
 @dataclass(frozen=True)
@@ -52,13 +53,9 @@ def sweep_variants(p: Any, modes: Sequence[tuple[str, float]]) -> list[Variant]:
     return [Variant(p.model, h, cc, mode, u, th) for u in p.users for mode, th in modes for h in p.https for cc in p.ccs]
 
 
-def run_sweep(experiment: str, p: Any, modes: Sequence[tuple[str, float]], ctx: RunContext) -> tuple[list[Variant], dict[str, Any], pd.DataFrame]:
-    """Run the sweep; return its variants, what each run kept, and one row per run."""
-    vs = sweep_variants(p, modes)
-    kept = ctx.run([Job(v.label, scenario(experiment, v, p.duration_s, p.seed)) for v in vs], keep=keep)
-    runs = pd.DataFrame([run_row(v, kept[v.label], p.duration_s) for v in vs])
-    runs["rate_code"] = runs["rate_code"].astype("Int64")
-    return vs, kept, runs
+def cases(p: Params) -> list[Case]:
+    """One run per U, mode, HTTP variant and CC."""
+    return web_cases("02.E4", sweep_variants(p, SWEEP_MODES), p.duration_s, p.seed)
 
 
 def per_users(runs: pd.DataFrame) -> pd.DataFrame:
@@ -174,8 +171,9 @@ def users_figure(pu: pd.DataFrame, title: str) -> Any:
     return fig
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    vs, kept, runs = run_sweep("02.E4", p, (("ss", 1.0), ("qs", 1.0)), ctx)
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
+    vs = sweep_variants(p, SWEEP_MODES)
+    runs = runs_table(vs, kept, p.duration_s)
     out = Outcome()
     out.checks += web_checks(vs, kept, p.duration_s)
     pu = per_users(runs)
@@ -221,5 +219,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -19,14 +19,13 @@ from typing import Any
 
 import pandas as pd
 
+from ..engine import Case, Experiment
 from ..outcome import Check, Figure, Outcome, Table
 from ..path02 import RATE_BPS, WEB_FLOW, code_floor_bps, qs_rate_bps
-from ..registry import Experiment
-from ..runner import RunContext
 from .common02 import expectation, expectations_table, flow_entry, shown
 from . import e4_users as e4
-from .e4_users import USERS, benefit, per_users, run_sweep, users_figure
-from .web02 import RATE_CODE, RTT_S, WARMUP_S, Variant, web_checks
+from .e4_users import USERS, benefit, per_users, sweep_variants, users_figure
+from .web02 import RATE_CODE, RTT_S, WARMUP_S, Variant, runs_table, web_cases, web_checks
 
 
 #: A "clear" benefit at the smallest U (reading of spec 02 §5 point 8): 10 % of SS.
@@ -42,6 +41,16 @@ class Params(e4.Params):
 
 FULL = Params(users=USERS, duration_s=3600.0)
 QUICK = Params(users=(1, 10), duration_s=600.0)
+
+
+def sweep_modes(p: Params) -> list[tuple[str, float]]:
+    """Slow start (θ does not apply) and Quick-Start at each θ: (mode, θ)."""
+    return [("ss", 1.0)] + [("qs", th) for th in p.thresholds]
+
+
+def cases(p: Params) -> list[Case]:
+    """02.E4's runs, the Quick-Start ones once per θ."""
+    return web_cases("02.E5", sweep_variants(p, sweep_modes(p)), p.duration_s, p.seed)
 
 
 def mode_name(thresh: float) -> str:
@@ -89,9 +98,9 @@ def expectations(pu: pd.DataFrame, thresholds: Sequence[float]) -> pd.DataFrame:
     return expectations_table(out)
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    modes = [("ss", 1.0)] + [("qs", th) for th in p.thresholds]
-    vs, kept, runs = run_sweep("02.E5", p, modes, ctx)
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
+    vs = sweep_variants(p, sweep_modes(p))
+    runs = runs_table(vs, kept, p.duration_s)
     out = Outcome()
     out.checks += web_checks(vs, kept, p.duration_s)
     out.checks += threshold_checks(vs, kept)
@@ -136,5 +145,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 
 from ... import build as b
+from ...result import Result
 from ...scenario import Scenario
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
+from ..engine import Case, Experiment
 from ..path02 import qs_rate_bps
-from ..registry import Experiment
-from ..runner import Job, RunContext
 from .common02 import run_checks
 
 #: Interface rate and QS capacity (spec 02 §4.7), bit/s.
@@ -91,6 +91,23 @@ def scenario(name: str, pps: float, share: float, p: Params) -> Scenario:
     rate = q.rate(pps * WIRE_BYTES * 8)
     net.add(b.Flow("cbr", a, z, kind="udp_cbr", rate=rate, size=PACKET_BYTES, keys={"qs_requests": {"share": share, "rate_code": p.rate_code}}))
     return net.scenario()
+
+
+def grid(p: Params) -> list[tuple[float, float]]:
+    """Every (offered load, request share) of spec 02 §4.7."""
+    return [(pps, share) for pps in p.loads_pps for share in p.shares]
+
+
+def _summary(r: Result) -> dict[str, Any]:
+    """Only the summary is read: the counters of R → B and the run checks."""
+    return r.summary
+
+
+def cases(p: Params) -> list[Case]:
+    """One run per offered load and request share."""
+    if len(p.proc_us) != len(COSTS):
+        raise ValueError(f"proc_us needs {len(COSTS)} costs ({', '.join(COSTS)}), got {len(p.proc_us)}")
+    return [Case(label(pps, s), scenario(f"02.E6-{label(pps, s)}", pps, s, p), _summary) for pps, s in grid(p)]
 
 
 def interface(summary: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -205,12 +222,8 @@ def figure(frame: pd.DataFrame, p: Params) -> Any:
     return fig
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    if len(p.proc_us) != len(COSTS):
-        raise ValueError(f"proc_us needs {len(COSTS)} costs ({', '.join(COSTS)}), got {len(p.proc_us)}")
-    points = [(pps, share) for pps in p.loads_pps for share in p.shares]
-    jobs = [Job(label(pps, s), scenario(f"02.E6-{label(pps, s)}", pps, s, p)) for pps, s in points]
-    kept = ctx.run(jobs, keep=lambda r: r.summary)
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
+    points = grid(p)
     frame = pd.DataFrame([row(pps, s, kept[label(pps, s)], p) for pps, s in points])
     out = Outcome()
     out.checks += run_checks(kept, {k: p.duration_s for k in kept})
@@ -258,5 +271,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from . import e1_traces, e2_speedup, e3_web_one_user, e4_users, e5_restricted, e6_router_work
 
 __all__ = ["EXPERIMENTS"]

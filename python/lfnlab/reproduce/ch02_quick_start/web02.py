@@ -1,6 +1,6 @@
 """Shared pieces of the Web reproductions 02.E3–E5 (spec 02 §3.2, §4.4–4.6): one run's
-variant and label, what a run keeps, the batch-means confidence interval, the per-run row,
-and the checks every Web run must pass.
+variant and label, its case (scenario and what the run keeps), the batch-means confidence
+interval, the per-run row and table, and the checks every Web run must pass.
 
 Measurement (spec 02 §4.4): the objects of ``objects.parquet`` whose download started at or
 after the warm-up (60 s); their mean download time with a 95 % confidence interval from 10
@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ...result import Result
+from ..engine import Case
 from ..outcome import Check
 from ..path02 import IP_PACKET_BYTES, RATE_BPS, SERVER, WEB_FLOW, WIRE_BYTES, qs_rate_bps, t0_web_scenario
 from .common02 import flow_entry, run_checks
@@ -37,7 +38,9 @@ __all__ = [
     "paired_differences",
     "keep",
     "scenario",
+    "web_cases",
     "run_row",
+    "runs_table",
     "download_floor_s",
     "web_checks",
 ]
@@ -154,6 +157,11 @@ def keep(r: Result) -> dict[str, Any]:
     return {"summary": r.summary, "objects": measured.reset_index(drop=True), "sequence": seq, "iface": iface}
 
 
+def web_cases(experiment: str, variants: Sequence[Variant], duration_s: float, seed: int) -> list[Case]:
+    """One case per Web run of ``experiment``: its scenario, reduced by :func:`keep`."""
+    return [Case(v.label, scenario(experiment, v, duration_s, seed), keep) for v in variants]
+
+
 def run_row(v: Variant, k: Mapping[str, Any], duration_s: float) -> dict[str, Any]:
     """All inputs in columns (spec 02 §4.1), then the run's measurements."""
     w = flow_entry(k["summary"], WEB_FLOW)["web"]
@@ -192,6 +200,13 @@ def run_row(v: Variant, k: Mapping[str, Any], duration_s: float) -> dict[str, An
         "catalogue_mean_object_bytes": float(w["mean_object_bytes"]),
         "catalogue_median_object_bytes": float(w["median_object_bytes"]),
     }
+
+
+def runs_table(variants: Sequence[Variant], kept: Mapping[str, Mapping[str, Any]], duration_s: float) -> pd.DataFrame:
+    """One :func:`run_row` per run, in the order of ``variants``."""
+    runs = pd.DataFrame([run_row(v, kept[v.label], duration_s) for v in variants])
+    runs["rate_code"] = runs["rate_code"].astype("Int64")
+    return runs
 
 
 def download_floor_s(http: str, files: Any, body_bytes: Any, rtt_s: float = RTT_S, rate_bps: float = RATE_BPS) -> np.ndarray:

@@ -3,7 +3,7 @@ spec 03 §3): the modelled real-path experiments F* and the simulator experiment
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from .f_series import EXPERIMENTS as F_SERIES
 from .s_series import EXPERIMENTS as S_SERIES
 

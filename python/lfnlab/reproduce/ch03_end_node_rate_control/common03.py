@@ -1,6 +1,6 @@
-"""Shared pieces of the chapter 03 reproductions: trial statistics, throughput of a run,
-the per-millisecond packet-count trace, the busy/idle diagnostic of spec 03 §2.1 and the
-``expectations`` table of spec 03 §4.
+"""Shared pieces of the chapter 03 reproductions: trial statistics, throughput and drops of a run,
+the per-millisecond packet-count trace, the busy/idle diagnostic of spec 03 §2.1, and the
+statistics and checks the S experiments make on their finished transfers and TCP-aware NIC.
 
 Everything here is pure (no run): the formulas are unit-tested on their own.
 """
@@ -8,33 +8,15 @@ Everything here is pure (no run): the formulas are unit-tested on their own.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
 
+from ..measure import flow_entry
+from ..outcome import Check
 from ..path03 import ACKS_IN, SENDER_NIC
-from ..measure import flow_entry, queue_entry
-from ..outcome import expectation, expectations_table, verdict
-
-__all__ = [
-    "MBPS",
-    "PREAMBLE_BYTES",
-    "NIC_TICK_S",
-    "IPG_COUNT_MAX",
-    "TCP_HANDOFF_COLLAPSE_NOTE",
-    "trial_stats",
-    "throughput_mbps",
-    "completion_throughput_mbps",
-    "packet_counts",
-    "busy_idle",
-    "expectation",
-    "expectations_table",
-    "verdict",
-    "flow_entry",
-    "queue_entry",
-]
 
 #: spec 03 §2.2: Mbps = 10^6 bit/s of TCP payload.
 MBPS = 1e6
@@ -92,6 +74,19 @@ def completion_throughput_mbps(summary: Mapping[str, Any], flow: str, start_s: f
     return f["bytes_delivered"] * 8.0 / (done - start_s) / MBPS
 
 
+
+def drops_by_cause(summary: Mapping[str, Any], names: Optional[Iterable[str]] = None) -> dict[str, int]:
+    """Drops summed over the queues (all, or ``names``) by cause: random_loss, red, tail, ..."""
+    out: dict[str, int] = {}
+    wanted = None if names is None else set(names)
+    for q in summary["queues"]:
+        if wanted is not None and q["name"] not in wanted:
+            continue
+        for cause, k in q.get("drops_by_cause", {}).items():
+            out[cause] = out.get(cause, 0) + int(k)
+    return out
+
+
 def packet_counts(flows: pd.DataFrame, t0_s: float = 0.0, t1_s: Optional[float] = None, bin_s: float = 1e-3) -> pd.DataFrame:
     """Per-bin frames sent by the sender NIC (positive) and ACK frames reaching the sender
     (negative), spec 03 F5 (a); from the ``flows`` table of a run whose monitors include
@@ -137,3 +132,35 @@ def busy_idle(flows: pd.DataFrame, *, base_rtt_s: float, nic_bps: float, ipg_byt
             "z_bytes": ((y_bytes - x_bytes) * busy).to_numpy(),
         }
     )
+
+
+def finished_stats(runs: pd.DataFrame, with_std: bool = False) -> dict[str, Any]:
+    """Runs, finished runs and the trial statistics of the finished runs' ``throughput_mbps``
+    (spec 03 §3: mean, normalized std, min, max, median; with ``with_std`` the sample std)."""
+    done = runs[runs["finished"]]["throughput_mbps"].to_numpy(dtype=float)
+    st = trial_stats(done) if len(done) else dict.fromkeys(("min", "max", "median", "mean", "std", "norm_std"), math.nan)
+    row: dict[str, Any] = {
+        "runs": len(runs),
+        "finished": int(len(done)),
+        "mean_mbps": st["mean"],
+        "norm_std": st["norm_std"],
+        "min_mbps": st["min"],
+        "max_mbps": st["max"],
+        "median_mbps": st["median"],
+    }
+    if with_std:
+        row["std_mbps"] = st["std"]
+    return row
+
+
+def finished_check(name: str, finished: pd.Series, where: str) -> Check:
+    """Every transfer in ``finished`` (one flag per run or stream) finished; ``where`` says
+    within what, in the criterion."""
+    return Check.equal(name, int(finished.sum()), len(finished), criterion=f"= {len(finished)} ({where})")
+
+
+def ipg_count_check(name: str, counts: pd.Series, source: str) -> Check:
+    """Every last IPG count lies in the TCP-aware NIC's 23-bit field, [1, 2^23 − 1] (spec 03
+    §2.7.6 clamp); ``source`` closes the criterion."""
+    inside = int(((counts >= 1) & (counts <= IPG_COUNT_MAX)).sum())
+    return Check.equal(name, inside, len(counts), criterion=f"= {len(counts)} ({source})")

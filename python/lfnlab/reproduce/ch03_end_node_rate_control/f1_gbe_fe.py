@@ -13,6 +13,7 @@ loss or RED on N2), the same grid, reported in its own table.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -21,13 +22,12 @@ import pandas as pd
 
 from ...result import Result
 from .. import quantities as q
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
-from ..outcome import Check, Figure, Outcome, Table
-from ..path03 import FE_BPS, FLOW, GBE_BPS, ptm_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
-from .common03 import expectation, expectations_table, throughput_mbps
-from .fcommon import MSS, PREAMBLE_BYTES, drops_by_cause, flow_counters, run_checks, seeds, stats_row, trial_label
+from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
+from ..path03 import FE_BPS, FLOW, GBE_BPS
+from .common03 import PREAMBLE_BYTES, drops_by_cause, throughput_mbps
+from .fcommon import MSS, flow_counters, ptm_case, run_checks, seeds, stats_row, trial_label
 
 NIC_NAMES = {GBE_BPS: "GbE", FE_BPS: "FE"}
 #: N2 forward (spec 03 §2.10 P-TM-DT): the drop-tail queue of the sensitivity variant.
@@ -86,6 +86,18 @@ def _keep(r: Result) -> dict[str, Any]:
         "summary": r.summary,
         "send_stalls": int(last["send_stalls"]) if last is not None else 0,
         "cwr_entries": int(last["cwr_entries"]) if last is not None else 0,
+    }
+
+
+def trial_columns(k: dict[str, Any], duration_s: float) -> dict[str, Any]:
+    """The columns of a trial kept by :func:`_keep` that F1 and F2 report: throughput (Mbps),
+    the flow's counters, send stalls and CWR entries."""
+    summ = k["summary"]
+    return {
+        "throughput_Mbps": throughput_mbps(summ, FLOW, duration_s),
+        **flow_counters(summ),
+        "send_stalls": k["send_stalls"],
+        "cwr_entries": k["cwr_entries"],
     }
 
 
@@ -175,7 +187,7 @@ def expectations(trials: pd.DataFrame, txqueuelens: tuple[int, ...]) -> pd.DataF
     return expectations_table(rows)
 
 
-def _trial_rows(kept: dict[str, Any], p: Params, variant: str) -> list[dict[str, Any]]:
+def _trial_rows(kept: Mapping[str, Any], p: Params, variant: str) -> list[dict[str, Any]]:
     rows = []
     for nic in p.nic_rates_bps:
         for tq in p.txqueuelens:
@@ -189,10 +201,7 @@ def _trial_rows(kept: dict[str, Any], p: Params, variant: str) -> list[dict[str,
                         "nic": NIC_NAMES[nic],
                         "txqueuelen": tq,
                         "seed": s,
-                        "throughput_Mbps": throughput_mbps(summ, FLOW, p.duration_s),
-                        **flow_counters(summ),
-                        "send_stalls": k["send_stalls"],
-                        "cwr_entries": k["cwr_entries"],
+                        **trial_columns(k, p.duration_s),
                         "drops_random_loss": drops.get("random_loss", 0),
                         "drops_red": drops.get("red", 0),
                         "drops_tail": drops.get("tail", 0),
@@ -209,35 +218,39 @@ def _queue(summary: dict[str, Any], name: str) -> dict[str, Any]:
     raise KeyError(f"summary has no queue {name!r}")
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    variants = [""] + (["dt"] if p.dt_buffer_bytes is not None else [])
-    jobs = []
-    for v in variants:
-        for nic in p.nic_rates_bps:
-            for tq in p.txqueuelens:
-                for s in seeds(p.trials):
-                    label = trial_label(case_key(nic, tq, v), s)
-                    jobs.append(
-                        Job(
-                            label,
-                            ptm_scenario(
-                                f"03.F1-{label}",
-                                nic_bps=nic,
-                                ipg_bytes=p.ipg_bytes,
-                                txqueuelen=tq,
-                                duration_s=p.duration_s,
-                                seed=s,
-                                droptail_bytes=p.dt_buffer_bytes if v else None,
-                                trace_bin_s=p.trace_bin_s,
-                            ),
-                        )
-                    )
-    kept = ctx.run(jobs, _keep)
+def variants(p: Params) -> list[str]:
+    """P-TM (``""``), and P-TM-DT (``"dt"``) when its buffer is given."""
+    return [""] + (["dt"] if p.dt_buffer_bytes is not None else [])
+
+
+def cases(p: Params) -> list[Case]:
+    """Every (path, NIC, txqueuelen) cell × seeds 1..N."""
+    return [
+        ptm_case(
+            "03.F1",
+            trial_label(case_key(nic, tq, v), s),
+            _keep,
+            nic_bps=nic,
+            ipg_bytes=p.ipg_bytes,
+            txqueuelen=tq,
+            duration_s=p.duration_s,
+            seed=s,
+            droptail_bytes=p.dt_buffer_bytes if v else None,
+            trace_bin_s=p.trace_bin_s,
+        )
+        for v in variants(p)
+        for nic in p.nic_rates_bps
+        for tq in p.txqueuelens
+        for s in seeds(p.trials)
+    ]
+
+
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     out = Outcome()
     out.checks += run_checks({k: v["summary"] for k, v in kept.items()}, p.duration_s)
 
     trials = pd.DataFrame(_trial_rows(kept, p, ""))
-    dt = pd.DataFrame(_trial_rows(kept, p, "dt")) if "dt" in variants else trials.iloc[0:0]
+    dt = pd.DataFrame(_trial_rows(kept, p, "dt")) if "dt" in variants(p) else trials.iloc[0:0]
     all_rows = pd.concat([trials, dt], ignore_index=True)
     for nic in p.nic_rates_bps:
         bound = wire_bound_mbps(nic, p.ipg_bytes)
@@ -329,7 +342,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             "(GbE vs FE, short vs long queue) is meaningful (spec 03 open point 13)."
         ),
     ]
-    if "dt" in variants:
+    if "dt" in variants(p):
         out.notes.append(
             "P-TM-DT (table `f1-ptm-dt-table1`) is a sensitivity variant of spec 03 §2.10 with one buffer size; "
             "it is not the paper's configuration."
@@ -376,5 +389,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

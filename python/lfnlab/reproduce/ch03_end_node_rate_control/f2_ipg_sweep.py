@@ -15,6 +15,7 @@ bytes (spec 03 §2.2 timing; §2.3 formula with the exact F, open point 6).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,23 +26,12 @@ from ...result import Result
 from ... import build as b
 from ...scenario import Scenario
 from .. import quantities as q
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
-from ..outcome import Check, Figure, Outcome, Table
-from ..path03 import FE_BPS, FLOW, GBE_BPS, ptm_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
+from ..path03 import FE_BPS, GBE_BPS
 from . import f1_gbe_fe as f1
-from .common03 import expectation, expectations_table, throughput_mbps
-from .fcommon import (
-    FRAME_PREAMBLE_BYTES,
-    flow_counters,
-    nominal_nic_bps,
-    paper_nic_bps,
-    run_checks,
-    seeds,
-    stats_row,
-    trial_label,
-)
+from .fcommon import FRAME_PREAMBLE_BYTES, nominal_nic_bps, paper_nic_bps, ptm_case, run_checks, seeds, stats_row, trial_label
 
 #: spec 03 §3 F2: 8 + 64k plus the 1023 end point (bytes).
 IPGS_BYTES = (*range(8, 1023, 64), 1023)
@@ -151,79 +141,61 @@ def expectations(stats: pd.DataFrame, fe_mean: float) -> pd.DataFrame:
     return expectations_table(rows)
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    fe_key = f1.case_key(FE_BPS, p.txqueuelen)
-    jobs = [
-        Job(
-            trial_label(ipg_key(g), s),
-            ptm_scenario(
-                f"03.F2-{trial_label(ipg_key(g), s)}",
-                nic_bps=GBE_BPS,
-                ipg_bytes=g,
-                txqueuelen=p.txqueuelen,
-                duration_s=p.duration_s,
-                seed=s,
-                trace_bin_s=p.trace_bin_s,
-            ),
-        )
-        for g in p.ipgs_bytes
-        for s in seeds(p.trials)
+@dataclass(frozen=True)
+class Cell:
+    """A group of P-TM trials: the run-label key, the NIC, its IPG, the trial duration and
+    count (the GbE sweep's IPGs, and the FE reference in F1's configuration)."""
+
+    key: str
+    nic: str
+    nic_bps: float
+    ipg_bytes: int
+    duration_s: float
+    trials: int
+
+
+def cells(p: Params) -> list[Cell]:
+    """One cell per IPG of the GbE sweep, then the FE reference."""
+    return [Cell(ipg_key(g), "GbE", GBE_BPS, g, p.duration_s, p.trials) for g in p.ipgs_bytes] + [
+        Cell(f1.case_key(FE_BPS, p.txqueuelen), "FE", FE_BPS, 8, p.fe_duration_s, p.fe_trials)
     ]
-    jobs += [
-        Job(
-            trial_label(fe_key, s),
-            ptm_scenario(
-                f"03.F2-{trial_label(fe_key, s)}",
-                nic_bps=FE_BPS,
-                ipg_bytes=8,
-                txqueuelen=p.txqueuelen,
-                duration_s=p.fe_duration_s,
-                seed=s,
-                trace_bin_s=p.trace_bin_s,
-            ),
+
+
+def cases(p: Params) -> list[Case]:
+    """The P-TM trials of every cell, and one saturating run per IPG for the nominal rate."""
+    trials = [
+        ptm_case(
+            "03.F2",
+            trial_label(c.key, s),
+            f1._keep,
+            nic_bps=c.nic_bps,
+            ipg_bytes=c.ipg_bytes,
+            txqueuelen=p.txqueuelen,
+            duration_s=c.duration_s,
+            seed=s,
+            trace_bin_s=p.trace_bin_s,
         )
-        for s in seeds(p.fe_trials)
+        for c in cells(p)
+        for s in seeds(c.trials)
     ]
-    kept = ctx.run(jobs, f1._keep)
-    rates = ctx.run(
-        [Job(f"rate-{ipg_key(g)}", rate_scenario(g, p.rate_run_s, rate_capture(p.rate_run_s))) for g in p.ipgs_bytes],
-        _keep_rate,
-    )
+    capture = rate_capture(p.rate_run_s)
+    rates = [Case(f"rate-{ipg_key(g)}", rate_scenario(g, p.rate_run_s, capture), _keep_rate) for g in p.ipgs_bytes]
+    return trials + rates
+
+
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
+    *gbe_cells, fe_cell = cells(p)
     out = Outcome()
-    gbe_labels = [trial_label(ipg_key(g), s) for g in p.ipgs_bytes for s in seeds(p.trials)]
-    gbe_runs = {label: kept[label]["summary"] for label in gbe_labels}
-    fe_runs = {trial_label(fe_key, s): kept[trial_label(fe_key, s)]["summary"] for s in seeds(p.fe_trials)}
+    gbe_runs = {trial_label(c.key, s): kept[trial_label(c.key, s)]["summary"] for c in gbe_cells for s in seeds(c.trials)}
+    fe_runs = {trial_label(fe_cell.key, s): kept[trial_label(fe_cell.key, s)]["summary"] for s in seeds(fe_cell.trials)}
     out.checks += run_checks(gbe_runs, p.duration_s, "GbE sweep runs")
     out.checks += run_checks(fe_runs, p.fe_duration_s, "FE reference runs")
 
-    trial_rows = []
-    for g in p.ipgs_bytes:
-        for s in seeds(p.trials):
-            k = kept[trial_label(ipg_key(g), s)]
-            trial_rows.append(
-                {
-                    "nic": "GbE",
-                    "ipg_bytes": g,
-                    "seed": s,
-                    "throughput_Mbps": throughput_mbps(k["summary"], FLOW, p.duration_s),
-                    **flow_counters(k["summary"]),
-                    "send_stalls": k["send_stalls"],
-                    "cwr_entries": k["cwr_entries"],
-                }
-            )
-    for s in seeds(p.fe_trials):
-        k = kept[trial_label(fe_key, s)]
-        trial_rows.append(
-            {
-                "nic": "FE",
-                "ipg_bytes": 8,
-                "seed": s,
-                "throughput_Mbps": throughput_mbps(k["summary"], FLOW, p.fe_duration_s),
-                **flow_counters(k["summary"]),
-                "send_stalls": k["send_stalls"],
-                "cwr_entries": k["cwr_entries"],
-            }
-        )
+    trial_rows = [
+        {"nic": c.nic, "ipg_bytes": c.ipg_bytes, "seed": s, **f1.trial_columns(kept[trial_label(c.key, s)], c.duration_s)}
+        for c in cells(p)
+        for s in seeds(c.trials)
+    ]
     trials = pd.DataFrame(trial_rows)
     gbe = trials[trials["nic"] == "GbE"]
     fe = trials[trials["nic"] == "FE"]
@@ -232,7 +204,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
     # Nominal NIC rate per IPG, measured on a saturated NIC.
     rate_rows = []
     for g in p.ipgs_bytes:
-        m = rates[f"rate-{ipg_key(g)}"]
+        m = kept[f"rate-{ipg_key(g)}"]
         full_size = bool((m["sizes"] == 1500).all())
         measured = measured_rate_bps(m["t"])
         nominal = nominal_nic_bps(GBE_BPS, g)
@@ -395,5 +367,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -15,6 +15,7 @@ largest bin is reported, not checked.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,23 +24,13 @@ import pandas as pd
 
 from ...result import Result
 from .. import quantities as q
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
-from ..outcome import Check, Figure, Outcome, Table
-from ..path03 import FLOW, GBE_BPS, ptm_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
-from .common03 import expectation, expectations_table, throughput_mbps
-from .fcommon import (
-    BASE_RTT_S,
-    delivered_series,
-    flow_counters,
-    median_seed,
-    run_checks,
-    seeds,
-    stats_row,
-    trial_label,
-)
+from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
+from ..path03 import FLOW, GBE_BPS
+from .common03 import throughput_mbps
 from .f2_ipg_sweep import ipg_key
+from .fcommon import BASE_RTT_S, delivered_series, flow_counters, median_seed, ptm_case, run_checks, seeds, stats_row, trial_label
 
 
 @dataclass(frozen=True)
@@ -67,18 +58,16 @@ def source_bound_ratio(acked_bytes: np.ndarray, t_s: np.ndarray, r_disk_bps: flo
     return float(np.max(a[m] / (r_disk_bps / 8.0 * (t[m] - t_est_s))))
 
 
-def _keeper(bin_s: float) -> Any:
-    def keep(r: Result) -> dict[str, Any]:
-        tcp = r.tcp[r.tcp["flow"] == FLOW]
-        return {
-            "summary": r.summary,
-            "series": delivered_series(r.flows),
-            "acked_t": tcp["t"].to_numpy(dtype=float),
-            "acked": tcp["bytes_acked"].to_numpy(dtype=float),
-            "send_stalls": int(tcp["send_stalls"].iloc[-1]) if len(tcp) else 0,
-        }
-
-    return keep
+def _keep(r: Result) -> dict[str, Any]:
+    """The summary, the delivered series per bin, the ACKed bytes per trace sample, send stalls."""
+    tcp = r.tcp[r.tcp["flow"] == FLOW]
+    return {
+        "summary": r.summary,
+        "series": delivered_series(r.flows),
+        "acked_t": tcp["t"].to_numpy(dtype=float),
+        "acked": tcp["bytes_acked"].to_numpy(dtype=float),
+        "send_stalls": int(tcp["send_stalls"].iloc[-1]) if len(tcp) else 0,
+    }
 
 
 def expectations(trials: pd.DataFrame, r_disk_mbps: float, ipgs: tuple[int, ...]) -> pd.DataFrame:
@@ -135,26 +124,29 @@ def late_bin_cv(series: pd.DataFrame, after_s: float = 10.0) -> float:
     return float(v.std(ddof=1) / v.mean())
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    labels = {(g, s): trial_label(ipg_key(g), s) for g in p.ipgs_bytes for s in seeds(p.trials)}
-    jobs = [
-        Job(
-            label,
-            ptm_scenario(
-                f"03.F3-{label}",
-                nic_bps=GBE_BPS,
-                ipg_bytes=g,
-                txqueuelen=p.txqueuelen,
-                duration_s=p.duration_s,
-                seed=s,
-                app_rate_bps=p.r_disk_bps,
-                rcv_bin_s=p.bin_s,
-                trace_bin_s=p.bin_s,
-            ),
+def cases(p: Params) -> list[Case]:
+    """Every IPG × seeds 1..N, the application limited to r_disk, 1 s bins at the receiver."""
+    return [
+        ptm_case(
+            "03.F3",
+            trial_label(ipg_key(g), s),
+            _keep,
+            nic_bps=GBE_BPS,
+            ipg_bytes=g,
+            txqueuelen=p.txqueuelen,
+            duration_s=p.duration_s,
+            seed=s,
+            app_rate_bps=p.r_disk_bps,
+            rcv_bin_s=p.bin_s,
+            trace_bin_s=p.bin_s,
         )
-        for (g, s), label in labels.items()
+        for g in p.ipgs_bytes
+        for s in seeds(p.trials)
     ]
-    kept = ctx.run(jobs, _keeper(p.bin_s))
+
+
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
+    labels = {(g, s): trial_label(ipg_key(g), s) for g in p.ipgs_bytes for s in seeds(p.trials)}
     out = Outcome()
     out.checks += run_checks({k: v["summary"] for k, v in kept.items()}, p.duration_s)
     r_mbps = p.r_disk_bps / 1e6
@@ -289,5 +281,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

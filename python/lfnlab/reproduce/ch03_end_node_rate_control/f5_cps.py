@@ -14,8 +14,9 @@ Measurements:
 - the §2.1 busy/idle diagnostic (common03.busy_idle) for the first 20 base RTTs of the best
   trials, cross-checked against the core's own ``busy`` table.
 
-The runner here (:func:`run_cases`) is shared with 03.F7, which runs F5's two cases itself:
-every run depends only on its case and seed, so the results do not depend on run order.
+The trials here (:func:`trial_cases`, assembled by :func:`trials_kept`) are shared with 03.F6
+and 03.F7, which runs F5's two cases itself: every run depends only on its case and seed, so
+the results do not depend on which experiment ran first.
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ import pandas as pd
 from ...result import Result
 from ...scenario import Scenario
 from .. import quantities as q
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
-from ..outcome import Check, Figure, Outcome, Table
+from ..measure import flow_entry
+from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
 from ..path03 import ACKS_IN, FLOW, GBE_BPS, SENDER_NIC, ptm_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
-from .common03 import busy_idle, expectation, expectations_table, flow_entry, packet_counts, throughput_mbps
+from .common03 import busy_idle, packet_counts, throughput_mbps
 from .fcommon import (
     BASE_RTT_S,
     best_seed,
@@ -61,9 +62,10 @@ BUSY_RTTS = 20
 
 
 @dataclass(frozen=True)
-class Case:
-    """One sender configuration: run-label key, caption, NIC IPG, CPS timer (None = off) and
-    the experiment that owns it (the scenario name; F7 runs F5's cases under F5's names)."""
+class Sender:
+    """One sender configuration (a case of F5–F7): run-label key, caption, NIC IPG, CPS timer
+    (None = off) and the experiment that owns it (the scenario name; F7 runs F5's cases under
+    F5's names)."""
 
     key: str
     caption: str
@@ -72,8 +74,8 @@ class Case:
     experiment: str = "03.F5"
 
 
-CPS_OFF = Case("off", "CPS off", 8, None)
-CPS_10MS = Case("cps10", "CPS on, T = 10 ms", 8, 0.010)
+CPS_OFF = Sender("off", "CPS off", 8, None)
+CPS_10MS = Sender("cps10", "CPS on, T = 10 ms", 8, 0.010)
 F5_CASES = (CPS_OFF, CPS_10MS)
 
 
@@ -94,22 +96,22 @@ QUICK = Params(trials=2, duration_s=10.0)
 Kept = Mapping[tuple[str, int], Mapping[str, Any]]
 
 
-def cps_case(cps_t_s: float) -> Case:
+def cps_case(cps_t_s: float) -> Sender:
     """F5's CPS-on case (IPG 8) with timer T."""
     if cps_t_s == CPS_10MS.cps_t_s:
         return CPS_10MS
-    return Case(f"cps{cps_t_s * 1e3:g}", f"CPS on, T = {q.show_time(cps_t_s)}", 8, cps_t_s)
+    return Sender(f"cps{cps_t_s * 1e3:g}", f"CPS on, T = {q.show_time(cps_t_s)}", 8, cps_t_s)
 
 
-def cases(p: Params) -> tuple[Case, Case]:
+def senders(p: Params) -> tuple[Sender, Sender]:
     return (CPS_OFF, cps_case(p.cps_t_s))
 
 
-def pacing(case: Case) -> Optional[dict[str, Any]]:
+def pacing(case: Sender) -> Optional[dict[str, Any]]:
     return None if case.cps_t_s is None else {"kind": "cps", "cps_t": q.time(case.cps_t_s)}
 
 
-def case_scenario(case: Case, seed: int, *, duration_s: float, txqueuelen: int, trace_bin_s: float) -> Scenario:
+def case_scenario(case: Sender, seed: int, *, duration_s: float, txqueuelen: int, trace_bin_s: float) -> Scenario:
     """P-TM with 1 ms monitors on the sender NIC and on the ACKs (counted as they arrive at
     the sender), 1 s bins at the receiver, and a capture of the first frames of both."""
     label = trial_label(case.key, seed)
@@ -143,12 +145,11 @@ def _first_t(tcp: pd.DataFrame, column: str) -> tuple[float, float]:
     return float(hit["t"].iloc[0]), float(hit["cwnd"].iloc[0])
 
 
-def keeper(by_label: Mapping[str, Case], duration_s: float, trace_s: float = TRACE_S) -> Any:
-    """Reduce each run to what F5/F6/F7 use (1 ms monitors over 60 s are 120 k rows)."""
+def keeper(case: Sender, label: str, duration_s: float, trace_s: float = TRACE_S) -> Any:
+    """Reduce the run ``label`` of ``case`` to what F5/F6/F7 use (1 ms monitors over 60 s are
+    120 k rows)."""
 
     def keep(r: Result) -> dict[str, Any]:
-        label = r.out_dir.name if r.out_dir is not None else ""
-        case = by_label[label]
         summ = r.summary
         cps = flow_entry(summ, FLOW).get("cps")
         pk = r.packets
@@ -187,34 +188,36 @@ def keeper(by_label: Mapping[str, Case], duration_s: float, trace_s: float = TRA
     return keep
 
 
-def run_cases(
-    ctx: RunContext,
-    case_list: Sequence[Case],
+def trial_cases(
+    case_list: Sequence[Sender],
     trials: int,
     *,
     duration_s: float,
     txqueuelen: int = 100,
     trace_bin_s: float = 0.01,
     trace_s: float = TRACE_S,
-) -> dict[tuple[str, int], dict[str, Any]]:
-    """Run every case × seed 1..trials; ``(case key, seed)`` → kept run."""
-    by_label = {trial_label(c.key, s): c for c in case_list for s in seeds(trials)}
-    jobs = [
-        Job(
+) -> list[Case]:
+    """Every case × seed 1..trials, each reduced by its :func:`keeper`."""
+    return [
+        Case(
             trial_label(c.key, s),
             case_scenario(c, s, duration_s=duration_s, txqueuelen=txqueuelen, trace_bin_s=trace_bin_s),
+            keeper(c, trial_label(c.key, s), duration_s, trace_s),
         )
         for c in case_list
         for s in seeds(trials)
     ]
-    kept = ctx.run(jobs, keeper(by_label, duration_s, trace_s))
+
+
+def trials_kept(kept: Mapping[str, Any], case_list: Sequence[Sender], trials: int) -> dict[tuple[str, int], dict[str, Any]]:
+    """What :func:`trial_cases` kept, as ``(case key, seed)`` → kept run."""
     return {(c.key, s): kept[trial_label(c.key, s)] for c in case_list for s in seeds(trials)}
 
 
 # --- tables and checks shared with F6/F7 ---------------------------------------------------
 
 
-def averages_table(kept: Kept, case_list: Sequence[Case], trials: int) -> pd.DataFrame:
+def averages_table(kept: Kept, case_list: Sequence[Sender], trials: int) -> pd.DataFrame:
     """One row per case: every trial's average (Mbps), the best seed and value, and the stats."""
     rows = []
     for c in case_list:
@@ -237,11 +240,11 @@ def averages_table(kept: Kept, case_list: Sequence[Case], trials: int) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def best_of(kept: Kept, case: Case, trials: int) -> int:
+def best_of(kept: Kept, case: Sender, trials: int) -> int:
     return best_seed({s: float(kept[(case.key, s)]["throughput_Mbps"]) for s in seeds(trials)})
 
 
-def cps_rounds_table(kept: Kept, case: Case, trials: int) -> pd.DataFrame:
+def cps_rounds_table(kept: Kept, case: Sender, trials: int) -> pd.DataFrame:
     """Per CPS trial: handshake RTT, the §2.5 count of spaced rounds, the model's count, the
     hand-over time and how the data frames up to it left."""
     assert case.cps_t_s is not None
@@ -268,7 +271,7 @@ def cps_rounds_table(kept: Kept, case: Case, trials: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def cps_checks(rounds: pd.DataFrame, case: Case) -> list[Check]:
+def cps_checks(rounds: pd.DataFrame, case: Sender) -> list[Check]:
     """spec 03 §2.5: spaced rounds = the formula's count; rule (1) departures; some tick."""
     n = len(rounds)
     t = case.cps_t_s or 0.0
@@ -319,7 +322,7 @@ def busy_matches_core(busy: pd.DataFrame, core: Optional[pd.DataFrame], first_wi
     return ok, n
 
 
-def trials_table(kept: Kept, case_list: Sequence[Case], trials: int) -> pd.DataFrame:
+def trials_table(kept: Kept, case_list: Sequence[Sender], trials: int) -> pd.DataFrame:
     rows = []
     for c in case_list:
         for s in seeds(trials):
@@ -343,7 +346,7 @@ def trials_table(kept: Kept, case_list: Sequence[Case], trials: int) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def series_table(kept: Kept, picks: Sequence[tuple[Case, int]]) -> pd.DataFrame:
+def series_table(kept: Kept, picks: Sequence[tuple[Sender, int]]) -> pd.DataFrame:
     """Throughput per 1 s bin (Mbps) of the picked (case, seed) trials, long format."""
     rows = []
     for c, s in picks:
@@ -360,7 +363,7 @@ def wide_series(series: pd.DataFrame) -> pd.DataFrame:
     return w[cols].reset_index().rename_axis(columns=None)
 
 
-def throughput_figure(series: pd.DataFrame, picks: Sequence[tuple[Case, int]], title: str) -> Any:
+def throughput_figure(series: pd.DataFrame, picks: Sequence[tuple[Sender, int]], title: str) -> Any:
     fig, axes = new_figure(len(picks), 1, width=9.0, height=2.6 * len(picks) + 0.6, sharex=True)
     top = float(series["Mbps"].max()) * 1.1 if len(series) else 1.0
     for ax, (c, s) in zip(axes, picks):
@@ -409,7 +412,7 @@ def after_handover(counts: pd.DataFrame, start_s: float, rtt_s: float, n: int) -
 
 
 def expectations(
-    kept: Kept, off: Case, on: Case, best: Mapping[str, int], trace_s: float
+    kept: Kept, off: Sender, on: Sender, best: Mapping[str, int], trace_s: float
 ) -> pd.DataFrame:
     """Spec 03 §4 (F5) against the best trials (not checks)."""
     rows = []
@@ -477,9 +480,14 @@ def expectations(
     return expectations_table(rows)
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    off, on = cases(p)
-    kept = run_cases(ctx, (off, on), p.trials, duration_s=p.duration_s, txqueuelen=p.txqueuelen, trace_bin_s=p.trace_bin_s)
+def cases(p: Params) -> list[Case]:
+    """Both senders × seeds 1..N."""
+    return trial_cases(senders(p), p.trials, duration_s=p.duration_s, txqueuelen=p.txqueuelen, trace_bin_s=p.trace_bin_s)
+
+
+def analyse(p: Params, runs: Mapping[str, Any]) -> Outcome:
+    off, on = senders(p)
+    kept = trials_kept(runs, (off, on), p.trials)
     out = Outcome()
     out.checks += run_checks({f"{c}-{s}": v["summary"] for (c, s), v in kept.items()}, p.duration_s)
     rounds = cps_rounds_table(kept, on, p.trials)
@@ -611,7 +619,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
     return out
 
 
-def _counts_figure(kept: Kept, picks: Sequence[tuple[Case, int]], trace_s: float) -> Any:
+def _counts_figure(kept: Kept, picks: Sequence[tuple[Sender, int]], trace_s: float) -> Any:
     fig, axes = new_figure(len(picks), 2, width=13.0, height=3.0 * len(picks) + 0.6)
     lim = 0.0
     for c, s in picks:
@@ -649,5 +657,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -10,6 +10,7 @@ first round with RTT/w ≤ T), and summarised per RTT: frames, clusters (runs of
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,13 +18,12 @@ import numpy as np
 import pandas as pd
 
 from .. import quantities as q
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
-from ..outcome import Figure, Outcome, Table
-from ..registry import Experiment
-from ..runner import RunContext
-from .common03 import expectation, expectations_table
-from .f5_cps import Case, counts_axes, cps_checks, cps_rounds_table, run_cases, trials_table
-from .fcommon import BASE_RTT_S, drops_by_cause, run_checks, window_clusters
+from ..outcome import Figure, Outcome, Table, expectation, expectations_table
+from .f5_cps import Sender, counts_axes, cps_checks, cps_rounds_table, trial_cases, trials_kept, trials_table
+from .common03 import drops_by_cause
+from .fcommon import BASE_RTT_S, run_checks, window_clusters
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,8 @@ FULL = Params(duration_s=10.0)
 QUICK = Params(duration_s=4.0)
 
 
-def case(p: Params) -> Case:
-    return Case(f"cps{p.cps_t_s * 1e3:g}ms", f"CPS on, T = {q.show_time(p.cps_t_s)}", 8, p.cps_t_s, experiment="03.F6")
+def sender(p: Params) -> Sender:
+    return Sender(f"cps{p.cps_t_s * 1e3:g}ms", f"CPS on, T = {q.show_time(p.cps_t_s)}", 8, p.cps_t_s, experiment="03.F6")
 
 
 def rtt_windows(counts: pd.DataFrame, handover_s: float, rtt_s: float, before: int, after: int) -> pd.DataFrame:
@@ -117,9 +117,14 @@ def expectations(
     return expectations_table(rows)
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    c = case(p)
-    kept = run_cases(ctx, (c,), 1, duration_s=p.duration_s, txqueuelen=p.txqueuelen)
+def cases(p: Params) -> list[Case]:
+    """One trial, seed 1."""
+    return trial_cases((sender(p),), 1, duration_s=p.duration_s, txqueuelen=p.txqueuelen)
+
+
+def analyse(p: Params, runs: Mapping[str, Any]) -> Outcome:
+    c = sender(p)
+    kept = trials_kept(runs, (c,), 1)
     k = kept[(c.key, 1)]  # one trial, seed 1
     out = Outcome()
     out.checks += run_checks({c.key: k["summary"]}, p.duration_s, "runs")
@@ -232,5 +237,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

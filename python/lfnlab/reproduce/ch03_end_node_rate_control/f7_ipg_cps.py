@@ -11,26 +11,28 @@ only on its scenario, so the table does not depend on which experiment ran first
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
 from .. import quantities as q
-from ..outcome import Figure, Outcome, Table
-from ..registry import Experiment
-from ..runner import RunContext
-from .common03 import expectation, expectations_table
+from ..engine import Case, Experiment
+from ..outcome import Figure, Outcome, Table, expectation, expectations_table
+from . import f5_cps as f5
 from .f5_cps import (
     CPS_OFF,
-    Case,
+    Sender,
     averages_table,
     best_of,
     cps_case,
     cps_checks,
     cps_rounds_table,
-    run_cases,
     series_table,
     throughput_figure,
+    trial_cases,
+    trials_kept,
     trials_table,
     wide_series,
 )
@@ -42,16 +44,17 @@ class Params:
     trials: int = field(metadata={"label": "trials per case (seeds 1..N)"})
     duration_s: float = field(metadata={"label": "duration per trial", "unit": "s"})
     ipg_bytes: int = field(default=256, metadata={"label": "NIC IPG (F7 case)", "unit": "B"})
-    cps_t_s: float = field(default=0.010, metadata={"label": "CPS timer granularity T", "unit": "s"})
-    txqueuelen: int = field(default=100, metadata={"label": "txqueuelen", "unit": "packets"})
+    # F5's timer and interface queue, and F5's trials: F7 runs F5's cases with F5's scenarios.
+    cps_t_s: float = field(default=f5.FULL.cps_t_s, metadata={"label": "CPS timer granularity T", "unit": "s"})
+    txqueuelen: int = field(default=f5.FULL.txqueuelen, metadata={"label": "txqueuelen", "unit": "packets"})
 
 
-FULL = Params(trials=5, duration_s=60.0)
-QUICK = Params(trials=2, duration_s=10.0)
+FULL = Params(trials=f5.FULL.trials, duration_s=f5.FULL.duration_s)
+QUICK = Params(trials=f5.QUICK.trials, duration_s=f5.QUICK.duration_s)
 
 
-def f7_case(p: Params) -> Case:
-    return Case(
+def f7_case(p: Params) -> Sender:
+    return Sender(
         f"ipg{p.ipg_bytes}-cps{p.cps_t_s * 1e3:g}",
         f"IPG {p.ipg_bytes} B + CPS T = {q.show_time(p.cps_t_s)}",
         p.ipg_bytes,
@@ -67,7 +70,7 @@ def cps_table(averages: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def expectations(table: pd.DataFrame, off: Case, on: Case, combo: Case) -> pd.DataFrame:
+def expectations(table: pd.DataFrame, off: Sender, on: Sender, combo: Sender) -> pd.DataFrame:
     """Spec 03 §4 (F7) against ``paper-table-cps`` (not checks)."""
     by = {r["case"]: r for _, r in table.iterrows()}
     b_off = float(by[off.caption]["best_trial_average_Mbps"])
@@ -91,18 +94,25 @@ def expectations(table: pd.DataFrame, off: Case, on: Case, combo: Case) -> pd.Da
     return expectations_table(rows)
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    off = CPS_OFF
-    on = cps_case(p.cps_t_s)
-    combo = f7_case(p)
-    cases = (off, on, combo)
-    kept = run_cases(ctx, cases, p.trials, duration_s=p.duration_s, txqueuelen=p.txqueuelen)
+def senders(p: Params) -> tuple[Sender, Sender, Sender]:
+    """F5's two cases (CPS off, CPS on with IPG 8), then IPG + CPS."""
+    return (CPS_OFF, cps_case(p.cps_t_s), f7_case(p))
+
+
+def cases(p: Params) -> list[Case]:
+    """The three senders × seeds 1..N."""
+    return trial_cases(senders(p), p.trials, duration_s=p.duration_s, txqueuelen=p.txqueuelen)
+
+
+def analyse(p: Params, runs: Mapping[str, Any]) -> Outcome:
+    off, on, combo = case_list = senders(p)
+    kept = trials_kept(runs, case_list, p.trials)
     out = Outcome()
     out.checks += run_checks({f"{c}-{s}": v["summary"] for (c, s), v in kept.items()}, p.duration_s)
     rounds = pd.concat([cps_rounds_table(kept, c, p.trials) for c in (on, combo)], ignore_index=True)
     for c in (on, combo):
         out.checks += cps_checks(rounds[rounds["case"] == c.caption], c)
-    averages = averages_table(kept, cases, p.trials)
+    averages = averages_table(kept, case_list, p.trials)
     table = cps_table(averages)
     best = best_of(kept, combo, p.trials)
     series = series_table(kept, [(combo, best)])
@@ -146,7 +156,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             "f7-trials",
             "Every trial: throughput, retransmissions, RTOs, send stalls, the first send stall (time, cwnd), the "
             "first retransmission and the CPS hand-over.",
-            trials_table(kept, cases, p.trials),
+            trials_table(kept, case_list, p.trials),
             digits=5,
         )
     )
@@ -166,7 +176,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             ),
         )
     )
-    stall = {c.key: kept[(c.key, best_of(kept, c, p.trials))]["first_stall"] for c in cases}
+    stall = {c.key: kept[(c.key, best_of(kept, c, p.trials))]["first_stall"] for c in case_list}
     out.notes += [
         (
             "First interface-queue overflow (send stall, which ends slow start through CWR) in the best trials: "
@@ -174,7 +184,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                 f"{c.caption} at {stall[c.key][0]:.2f} s, cwnd {stall[c.key][1]:.0f}"
                 if not math.isnan(stall[c.key][0])
                 else f"{c.caption}: none"
-                for c in cases
+                for c in case_list
             )
             + "."
             + (
@@ -208,5 +218,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

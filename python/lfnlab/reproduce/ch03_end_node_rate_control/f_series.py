@@ -3,7 +3,7 @@ reproduced)."""
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from . import f1_gbe_fe, f2_ipg_sweep, f3_disk, f5_cps, f6_handover, f7_ipg_cps
 
 __all__ = ["EXPERIMENTS"]

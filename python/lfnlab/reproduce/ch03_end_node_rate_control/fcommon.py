@@ -1,51 +1,27 @@
 """Shared pieces of the chapter 03 F reproductions (spec 03 §3 F1–F7, path P-TM of §2.10):
-seeds and run labels, the delivered-throughput series, best and median trial, the Clustered
+seeds and run labels, the P-TM trial as an engine case, the delivered-throughput series, best and median trial, the Clustered
 Packet Spacing formulas of spec 03 §2.5, the NIC framing of §2.2/§2.3, a packet-capture view
 of the sender NIC, and the checks every F experiment makes on its runs.
 
-Everything here is pure (no run): the formulas are unit-tested on their own.
+Nothing here runs (a case only declares a run): the formulas are unit-tested on their own.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Optional
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
-from ..measure import L2_OVERHEAD_BYTES, TCP_HEADER_BYTES, h_ip, mss_eff
+from ...result import Result
+from .. import measure
+from ..engine import Case
+from ..measure import L2_OVERHEAD_BYTES, TCP_HEADER_BYTES, conserved, flow_entry, h_ip, mss_eff, ran_whole
 from ..outcome import Check
-from ..path03 import ACKS_IN, FLOW, SENDER_NIC
-from .common03 import MBPS, PREAMBLE_BYTES, flow_entry, trial_stats
-
-__all__ = [
-    "RCV_MONITOR",
-    "HEADER_BYTES",
-    "MSS",
-    "BASE_RTT_S",
-    "IW_SEGMENTS",
-    "FRAME_PREAMBLE_BYTES",
-    "PREAMBLE_BYTES",
-    "seeds",
-    "trial_label",
-    "delivered_series",
-    "best_seed",
-    "median_seed",
-    "stats_row",
-    "cps_spaced_rounds",
-    "cps_spaced_rounds_closed_form",
-    "nominal_nic_bps",
-    "paper_nic_bps",
-    "handshake_rtt_s",
-    "classify_departures",
-    "clusters",
-    "window_clusters",
-    "run_checks",
-    "flow_counters",
-    "drops_by_cause",
-]
+from ..path03 import ACKS_IN, FLOW, SENDER_NIC, ptm_scenario
+from .common03 import MBPS, PREAMBLE_BYTES, trial_stats
 
 #: The receiver's access link on P-TM: the frames delivered to the receiver.
 RCV_MONITOR = "r3->rcv"
@@ -72,6 +48,13 @@ def seeds(trials: int) -> list[int]:
 def trial_label(case: str, seed: int) -> str:
     """``gbe-q00100-s03``-style run label: the case, then the seed (sorts by case, seed)."""
     return f"{case}-s{seed:02d}"
+
+
+def ptm_case(experiment: str, label: str, keep: Callable[[Result], Any], **scenario: Any) -> Case:
+    """The P-TM trial ``label`` of ``experiment`` (spec 03 §2.10): the scenario
+    ``<experiment>-<label>`` made by :func:`~lfnlab.reproduce.path03.ptm_scenario` from
+    ``scenario``, reduced by ``keep``."""
+    return Case(label, ptm_scenario(f"{experiment}-{label}", **scenario), keep)
 
 
 def delivered_series(flows: pd.DataFrame, monitor: str = RCV_MONITOR) -> pd.DataFrame:
@@ -238,23 +221,13 @@ def window_clusters(counts: pd.DataFrame, t0_s: float, t1_s: float) -> dict[str,
 
 def run_checks(summaries: Mapping[str, Mapping[str, Any]], duration_s: float, what: str = "runs") -> list[Check]:
     """Every run covered its duration, and packet conservation holds (summary)."""
-    n = len(summaries)
-    finished = sum(1 for s in summaries.values() if abs(float(s["duration_s"]) - duration_s) <= 1e-9)
-    holds = sum(1 for s in summaries.values() if bool(s["conservation"]["holds"]))
-    return [
-        Check.equal(
-            f"{what} that ran for the whole {duration_s:g} s",
-            finished,
-            n,
-            criterion=f"= {n} (every run; summary duration_s)",
-        ),
-        Check.equal(
-            f"{what} whose packet conservation holds",
-            holds,
-            n,
-            criterion=f"= {n} (every run; summary conservation.holds)",
-        ),
-    ]
+    return measure.run_checks(
+        [ran_whole(s, duration_s) for s in summaries.values()],
+        [conserved(s) for s in summaries.values()],
+        what,
+        whole=f"the whole {duration_s:g} s",
+        source=lambda field: f"every run; summary {field}",
+    )
 
 
 def flow_counters(summary: Mapping[str, Any]) -> dict[str, Any]:
@@ -266,14 +239,3 @@ def flow_counters(summary: Mapping[str, Any]) -> dict[str, Any]:
         "fast_retransmits": int(f.get("fast_retransmits", 0)),
     }
 
-
-def drops_by_cause(summary: Mapping[str, Any], names: Optional[Iterable[str]] = None) -> dict[str, int]:
-    """Drops summed over the queues (all, or ``names``) by cause: random_loss, red, tail, ..."""
-    out: dict[str, int] = {}
-    wanted = None if names is None else set(names)
-    for q in summary["queues"]:
-        if wanted is not None and q["name"] not in wanted:
-            continue
-        for cause, k in q.get("drops_by_cause", {}).items():
-            out[cause] = out.get(cause, 0) + int(k)
-    return out

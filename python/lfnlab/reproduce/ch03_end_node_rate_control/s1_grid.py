@@ -18,7 +18,6 @@ standard deviation, sample std / mean.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -28,21 +27,13 @@ import pandas as pd
 
 from ...result import Result
 from .. import quantities as q
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
-from ..outcome import Check, Figure, Outcome, Table
+from ..measure import conserved, flow_entry
+from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
 from ..path03 import FE_BPS, FLOW, GBE_BPS, sgrid_scenario, tcp_nic_qdisc
-from ..registry import Experiment
-from ..runner import Job, RunContext
-from .common03 import (
-    IPG_COUNT_MAX,
-    NIC_TICK_S,
-    TCP_HANDOFF_COLLAPSE_NOTE,
-    completion_throughput_mbps,
-    expectation,
-    expectations_table,
-    flow_entry,
-    trial_stats,
-)
+from .common03 import NIC_TICK_S, TCP_HANDOFF_COLLAPSE_NOTE, completion_throughput_mbps, drops_by_cause, finished_check
+from .common03 import finished_stats, ipg_count_check
 
 #: The grid of spec 03 §3 S1 (open point 2: 4096, not the paper's "4196").
 LATENCIES_MS = (2, 10, 25, 50, 100, 150)
@@ -137,10 +128,7 @@ def _keep(r: Result) -> dict[str, Any]:
     f = flow_entry(s, FLOW)
     nics = s.get("nics") or []
     streams = [st for nic in nics for st in nic["streams"] if st["flow"] == FLOW]
-    drops: dict[str, int] = {}
-    for qu in s["queues"]:
-        for cause, n in qu.get("drops_by_cause", {}).items():
-            drops[cause] = drops.get(cause, 0) + int(n)
+    drops = drops_by_cause(s)
     return {
         "completion_s": f.get("completion_s"),
         "throughput_mbps": completion_throughput_mbps(s, FLOW),
@@ -153,7 +141,7 @@ def _keep(r: Result) -> dict[str, Any]:
         "tcp_nics": len(nics),
         "ring_blocks": int(sum(nic["ring_blocks"] for nic in nics)),
         "last_ipg_count": int(streams[0]["last_ipg_count"]) if streams else -1,
-        "conservation_holds": bool(s["conservation"]["holds"]),
+        "conservation_holds": conserved(s),
     }
 
 
@@ -186,22 +174,7 @@ def cell_stats(runs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     keys = ["mode", "label", "fixed_ipg_bytes", "latency_ms"]
     for key, g in runs.groupby(keys, sort=False):
-        done = g[g["finished"]]["throughput_mbps"].to_numpy(dtype=float)
-        st = trial_stats(done) if len(done) else dict.fromkeys(("min", "max", "median", "mean", "std", "norm_std"), math.nan)
-        rows.append(
-            {
-                **dict(zip(keys, key)),
-                "runs": len(g),
-                "finished": int(len(done)),
-                "mean_mbps": st["mean"],
-                "norm_std": st["norm_std"],
-                "min_mbps": st["min"],
-                "max_mbps": st["max"],
-                "median_mbps": st["median"],
-                "std_mbps": st["std"],
-                "mean_timeouts": float(g["timeouts"].mean()),
-            }
-        )
+        rows.append({**dict(zip(keys, key)), **finished_stats(g, with_std=True), "mean_timeouts": float(g["timeouts"].mean())})
     return pd.DataFrame(rows)
 
 
@@ -522,9 +495,10 @@ FIGURES = (
 # --- the experiment --------------------------------------------------------------------------
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs = [
-        Job(
+def cases(p: Params) -> list[Case]:
+    """Every latency × mode × seed 1..N, one fixed-size transfer each."""
+    return [
+        Case(
             run_label(latency, m, seed),
             sgrid_scenario(
                 f"03.S1-{run_label(latency, m, seed)}",
@@ -536,12 +510,15 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                 seed=seed,
                 duration_s=p.max_duration_s,
             ),
+            _keep,
         )
         for latency in p.latencies_ms
         for m in modes(p)
         for seed in range(1, p.seeds + 1)
     ]
-    kept = ctx.run(jobs, _keep)
+
+
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     runs = runs_frame(p, kept)
     stats = cell_stats(runs)
     out = Outcome()
@@ -607,11 +584,10 @@ def _checks(out: Outcome, p: Params, runs: pd.DataFrame) -> None:
         ipg = m.fixed_ipg_bytes if m.fixed_ipg_bytes is not None else -1
         sub = runs[(runs["mode"] == m.kind) & (runs["fixed_ipg_bytes"] == ipg)]
         out.checks.append(
-            Check.equal(
+            finished_check(
                 f"{m.label}: runs whose {q.show_size(p.transfer_bytes)} transfer finished",
-                int(sub["finished"].sum()),
-                len(sub),
-                criterion=f"= {len(sub)} (completion_s set within the {q.show_time(p.max_duration_s)} cap)",
+                sub["finished"],
+                f"completion_s set within the {q.show_time(p.max_duration_s)} cap",
             )
         )
     out.checks.append(
@@ -660,11 +636,10 @@ def _checks(out: Outcome, p: Params, runs: pd.DataFrame) -> None:
     )
     dyn = runs[runs["mode"].isin(["dynamic", "dynamic_wire"])]
     out.checks.append(
-        Check.equal(
+        ipg_count_check(
             "Dynamic-mode runs whose stream's last IPG count lies in [1, 2^23 − 1]",
-            int(((dyn["last_ipg_count"] >= 1) & (dyn["last_ipg_count"] <= IPG_COUNT_MAX)).sum()),
-            len(dyn),
-            criterion=f"= {len(dyn)} (spec 03 §2.7.6 clamp; 23-bit field)",
+            dyn["last_ipg_count"],
+            "spec 03 §2.7.6 clamp; 23-bit field",
         )
     )
 
@@ -736,5 +711,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

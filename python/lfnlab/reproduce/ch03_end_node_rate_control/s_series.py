@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from . import s1_grid, s2_two_streams
 
 __all__ = ["EXPERIMENTS"]

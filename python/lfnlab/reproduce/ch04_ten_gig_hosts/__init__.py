@@ -3,7 +3,7 @@ emulated path T4-P: the E4 series."""
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from .e_series import EXPERIMENTS as E_SERIES
 
 __all__ = ["EXPERIMENTS"]

@@ -1,6 +1,8 @@
 """Shared pieces of the chapter 04 reproductions: the per-run measurements of spec 04 §2.13
 (read inside the worker thread), seed statistics, the window-limited rate and its measurement
-allowance, the conservation check and the notes every E4 report carries.
+allowance, the cases of one point (one per seed), and the pieces every E4 analysis shares: the
+outcome it starts from (the run checks), the per-point rows over the seeds, the expectations
+table and the notes every E4 report closes with.
 
 Everything here except :func:`keeper` is pure.
 """
@@ -14,12 +16,14 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from ...result import Result
-from ..measure import flow_rows, phi
-from ..outcome import Check, Table, expectation, expectations_table
+from ..engine import Case
+from ..measure import conserved, flow_rows, phi, ran_whole, run_checks
+from ..outcome import Check, Outcome, Table, expectations_table
 from ..path04 import (
     EDGE_TO_RECEIVER,
     FLOW,
     MIB,
+    MTU_JUMBO,
     RECEIVER,
     SENDER,
     SENDER_QDISC,
@@ -30,8 +34,11 @@ from ..path04 import (
     bdp_bytes,
     first_data_s,
     l2_bytes,
+    mss_eff,
     sustained_rate_bps,
+    t4p_scenario,
     t_up_s,
+    wire_bytes,
 )
 
 if TYPE_CHECKING:
@@ -44,16 +51,22 @@ __all__ = [
     "window_rate_bps",
     "k_bdp_bytes",
     "edge_allowance",
+    "cap_goodput_bps",
+    "cap_check",
     "keeper",
     "seed_label",
+    "seed_labels",
+    "t4p_cases",
     "seed_runs",
+    "seed_point",
     "expectations_entry",
     "seed_stats",
+    "point_row",
     "conservation_check",
-    "expectation",
-    "expectations_table",
+    "run_outcome",
     "NOT_BUILT_NOTE",
     "SEEDS_NOTE",
+    "CLOSING_NOTES",
     "buffer_text",
     "stall_note",
 ]
@@ -76,6 +89,8 @@ SEEDS_NOTE = (
     "The only random choice of spec 04 §2 on the emulated path is the CPU cost jitter (±5 % per work item), "
     "so the seeds of one point differ only through it (the `distinct_runs` column counts different event hashes)."
 )
+#: The notes an E4 report closes with (E4.7, whose points differ in more than the jitter, has only the first).
+CLOSING_NOTES = (NOT_BUILT_NOTE, SEEDS_NOTE)
 
 
 def window_rate_bps(buffer_bytes: float, rtt_s: float, adv_win_scale: int = 1) -> float:
@@ -96,19 +111,54 @@ def edge_allowance(rtt_s: float, steady_s: float) -> float:
     return rtt_s / steady_s if steady_s > 0 else math.inf
 
 
+def cap_goodput_bps(cap_bps: float, mtu: int = MTU_JUMBO) -> float:
+    """Goodput ceiling of a sender NIC capped at ``cap_bps`` in wire bytes: cap·MSS_eff/W over
+    IPv6 (spec 04 §2.6 rule 3)."""
+    return cap_bps * mss_eff(mtu, 6) / wire_bytes(mtu)
+
+
+def cap_check(what: str, rate_gbps: float, cap_bps: float, steady_s: float) -> Check:
+    """``rate_gbps`` (the largest sustained rate of capped runs, MTU 9198) is at most
+    cap·MSS_eff/W, plus one segment per end of the steady window (the rate is read from the
+    cumulative bytes read at two instants)."""
+    bound = cap_goodput_bps(cap_bps) / GBPS
+    allowance = 2 * mss_eff(MTU_JUMBO, 6) * 8 / steady_s / GBPS
+    return Check.within(
+        what,
+        rate_gbps,
+        None,
+        bound + allowance,
+        unit="Gbit/s",
+        criterion=f"≤ cap·MSS_eff/W = {bound:.5f} Gbit/s (+ 2 segments over the steady window)",
+    )
+
+
 def seed_label(case: str, seed: int) -> str:
     """``case-s01``: the run label of one seed of one point."""
     return f"{case}-s{seed:02d}"
 
 
+def seed_labels(case: str, seeds: int) -> list[tuple[str, int]]:
+    """(label, seed) of every seed of one point, seeds 1 … ``seeds`` (spec 04 §3: each point
+    runs the same scenario with several seeds)."""
+    return [(seed_label(case, s), s) for s in range(1, seeds + 1)]
+
+
+def t4p_cases(experiment_id: str, case: str, seeds: int, keep: Callable[[Result], Any], **keys: Any) -> list[Case]:
+    """The cases of one point on T4-P, one per seed: label ``<case>-sNN``, scenario
+    ``<experiment_id>-<label>`` from :func:`..path04.t4p_scenario` with ``keys`` and the seed."""
+    return [Case(label, t4p_scenario(f"{experiment_id}-{label}", seed=s, **keys), keep) for label, s in seed_labels(case, seeds)]
+
+
 def seed_runs(kept: Mapping[str, Mapping[str, Any]], case: str, seeds: int) -> list[Mapping[str, Any]]:
     """What was kept of each seed of one point, in seed order."""
-    return [kept[seed_label(case, s)] for s in range(1, seeds + 1)]
+    return [kept[label] for label, _ in seed_labels(case, seeds)]
 
 
-def expectations_entry(frame: pd.DataFrame, what: str = "Spec 04 §4") -> Table:
-    """The ``expectations`` table of an E4 report: the spec's sentences against the runs."""
-    return Table("expectations", f"{what} against the runs (qualitative, not checks).", frame)
+def expectations_entry(rows: Sequence[Mapping[str, str]], what: str = "Spec 04 §4") -> Table:
+    """The ``expectations`` table of an E4 report from its :func:`expectation` rows: the spec's
+    sentences against the runs."""
+    return Table("expectations", f"{what} against the runs (qualitative, not checks).", expectations_table(rows))
 
 
 def buffer_text(nbytes: float) -> str:
@@ -134,7 +184,7 @@ def keeper(
     trace: bool = False,
     router_trace: bool = False,
 ) -> Callable[[Result], dict[str, Any]]:
-    """``keep`` for :meth:`RunContext.run`: the spec 04 §2.13 values of one T4-P run.
+    """``keep`` of a T4-P :class:`~..engine.Case`: the spec 04 §2.13 values of one T4-P run.
 
     ``trace`` also keeps the 100 ms series of cwnd and app_rx_rate (for figures);
     ``router_trace`` the per-bin router queue toward the receiver (needs the run's monitor)."""
@@ -186,8 +236,8 @@ def keeper(
             "min_rtt_s": float(last["min_rtt"]),
             "tx_rate_cap_bps": nics[SENDER]["tx_rate_cap_bps"],
             "tx_rate_cap_clamped": bool(nics[SENDER]["tx_rate_cap_clamped"]),
-            "conservation_holds": bool(s["conservation"]["holds"]),
-            "ran_whole_duration": abs(float(s["duration_s"]) - duration_s) <= 1e-9,
+            "conservation_holds": conserved(s),
+            "ran_whole_duration": ran_whole(s, duration_s),
             "event_hash": str(s["event_hash"]),
         }
         if trace:
@@ -253,12 +303,21 @@ def point_row(runs: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> dict[st
     return row
 
 
+def seed_point(kept: Mapping[str, Mapping[str, Any]], case: str, seeds: int, keys: Sequence[str]) -> dict[str, Any]:
+    """:func:`point_row` of one point from what was kept of its seeds."""
+    return point_row(seed_runs(kept, case, seeds), keys)
+
+
 def conservation_check(kept: Mapping[str, Mapping[str, Any]]) -> list[Check]:
     """Every run covered its duration and conserved packets (summary)."""
-    n = len(kept)
-    holds = sum(1 for k in kept.values() if k["conservation_holds"])
-    whole = sum(1 for k in kept.values() if k["ran_whole_duration"])
-    return [
-        Check.equal("runs that ran for their whole duration", whole, n, criterion=f"= {n} (every run)"),
-        Check.equal("runs whose packet conservation holds", holds, n, criterion=f"= {n} (every run)"),
-    ]
+    return run_checks(
+        [k["ran_whole_duration"] for k in kept.values()], [k["conservation_holds"] for k in kept.values()], source=lambda field: "every run"
+    )
+
+
+def run_outcome(kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
+    """The outcome every E4 analysis starts from: its first checks are :func:`conservation_check`
+    of every run."""
+    out = Outcome()
+    out.checks += conservation_check(kept)
+    return out

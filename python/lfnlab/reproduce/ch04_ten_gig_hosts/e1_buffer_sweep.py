@@ -21,28 +21,23 @@ import numpy as np
 import pandas as pd
 
 from ..figures import finish_axes, log2_x_axis, new_figure, spread_yerr
-from ..outcome import Check, Figure, Outcome, Table
-from ..path04 import MIB, MTU_JUMBO, MTU_STD, cpu_cap_bps, host_limit_bps, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..outcome import Check, Figure, Outcome, Table, expectation
+from ..engine import Case, Experiment
+from ..path04 import MIB, MTU_JUMBO, MTU_STD, cpu_cap_bps, host_limit_bps, r_ref_bps, receiver_bus_limit_bps
 from . import e1_extras as extras
 from .e1_extras import Slowdown, WriteSweep
 from .common04 import (
     buffer_text,
-    conservation_check,
+    CLOSING_NOTES,
     edge_allowance,
-    expectation,
     expectations_entry,
-    expectations_table,
     GBPS,
     keeper,
-    NOT_BUILT_NOTE,
     phi,
-    point_row,
-    seed_label,
-    seed_runs,
-    SEEDS_NOTE,
+    run_outcome,
+    seed_point,
     stall_note,
+    t4p_cases,
     window_rate_bps,
 )
 
@@ -152,36 +147,31 @@ def points(p: Params) -> list[tuple[Curve, float, float]]:
     return [(c, rtt, b) for c in p.curves for rtt in c.rtts_s for b in c.buffers_bytes]
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs: list[Job] = []
-    keeps: dict[str, Any] = {}
+def cases(p: Params) -> list[Case]:
+    """Every point of every curve with the spec's seeds, then the side sweeps (e1_extras)."""
+    out: list[Case] = []
     for c, rtt, b in points(p):
-        for s in range(1, p.seeds + 1):
-            label = seed_label(case_key(c, rtt, b), s)
-            d = p.duration_s(rtt)
-            jobs.append(
-                Job(
-                    label,
-                    t4p_scenario(
-                        f"04.E4.1-{label}",
-                        rtt_s=rtt,
-                        buffer_bytes=b,
-                        duration_s=d,
-                        seed=s,
-                        mtu=c.mtu,
-                        nic_profile=c.nic,
-                        txqueuelen=p.txqueuelen,
-                    ),
-                )
-            )
-            keeps[label] = keeper(d, c.mtu, steady_fraction=p.steady_fraction)
-    side_jobs, side_keeps = extras.jobs(p.write_sweep, p.slowdown, p.seeds, p.duration_s, p.steady_fraction, p.txqueuelen)
-    kept = ctx.run_keyed(jobs + side_jobs, {**keeps, **side_keeps})
+        d = p.duration_s(rtt)
+        out += t4p_cases(
+            "04.E4.1",
+            case_key(c, rtt, b),
+            p.seeds,
+            keeper(d, c.mtu, steady_fraction=p.steady_fraction),
+            rtt_s=rtt,
+            buffer_bytes=b,
+            duration_s=d,
+            mtu=c.mtu,
+            nic_profile=c.nic,
+            txqueuelen=p.txqueuelen,
+        )
+    return out + extras.cases(p.write_sweep, p.slowdown, p.seeds, p.duration_s, p.steady_fraction, p.txqueuelen)
+
+
+def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
     table = t41_table(p, kept)
     writes = extras.write_table(p.write_sweep, p.seeds, kept)
     slow = extras.slowdown_table(p.slowdown, p.seeds, kept, _curve_rows(table, MTU_JUMBO, CHELSIO, p.slowdown.rtt_s * 1e3))
-    out = Outcome()
-    out.checks += conservation_check(kept)
+    out = run_outcome(kept)
     out.checks += _checks(p, table)
     out.tables += [
         Table(
@@ -229,8 +219,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         "nothing; c_sack_walk only acts on ACKs that carry SACK blocks).",
         "F4.1c compares the `chelsio_t110` and `intel_pro10gbe_sr` profiles, which differ in interrupt cost and "
         "coalescing (§2.7: 2000 vs 4000 cycles, 16 vs 32 frames, 10 vs 50 µs).",
-        NOT_BUILT_NOTE,
-        SEEDS_NOTE,
+        *CLOSING_NOTES,
         "Window-limited points are those with φ·B/RTT ≤ ½·R_ref (RTT > 0). Their rate may not exceed the window bound "
         "φ·B/RTT by more than RTT/T_steady (a window-limited flow delivers one window per RTT in a burst, so the cumulative "
         "`bytes_read` at the two ends of the steady window T_steady can be off by up to one window). It is not bounded "
@@ -251,7 +240,6 @@ def body(p: Params, ctx: RunContext) -> Outcome:
 def t41_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     rows = []
     for c, rtt, b in points(p):
-        runs = seed_runs(kept, case_key(c, rtt, b), p.seeds)
         d = p.duration_s(rtt)
         row: dict[str, Any] = {
             "mtu": c.mtu,
@@ -262,7 +250,7 @@ def t41_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
             "window_bound_Gbps": window_rate_bps(b, rtt) / GBPS,
             "r_ref_Gbps": r_ref_bps(c.mtu, 6) / GBPS,
         }
-        row.update(point_row(runs, _POINT_KEYS))
+        row.update(seed_point(kept, case_key(c, rtt, b), p.seeds, _POINT_KEYS))
         row["peak_Gbps"] = row.pop("peak_bps") / GBPS
         row["rate_over_window_bound"] = row["sustained_Gbps"] / row["window_bound_Gbps"] if rtt > 0 else math.nan
         row["window_limited"] = bool(rtt > 0 and window_rate_bps(b, rtt) <= WINDOW_LIMITED_SHARE * r_ref_bps(c.mtu, 6))
@@ -361,7 +349,7 @@ def best_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _expectations(p: Params, table: pd.DataFrame, slow: pd.DataFrame) -> pd.DataFrame:
+def _expectations(p: Params, table: pd.DataFrame, slow: pd.DataFrame) -> list[dict[str, str]]:
     rows = []
     best = best_table(table)
     jumbo = best[(best["mtu"] == MTU_JUMBO) & (best["nic"] == CHELSIO)]
@@ -428,7 +416,7 @@ def _expectations(p: Params, table: pd.DataFrame, slow: pd.DataFrame) -> pd.Data
                 "the profiles differ through their interrupt costs and coalescing (§2.7)",
             )
         )
-    return expectations_table(rows)
+    return rows
 
 
 def _rate_axes(ax: Any, table: pd.DataFrame, mtu: int, nic: str, rtts_ms: Sequence[float], style: str = "-o", tag: str = "") -> None:
@@ -486,5 +474,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

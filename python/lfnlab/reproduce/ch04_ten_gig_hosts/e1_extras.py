@@ -23,10 +23,10 @@ import pandas as pd
 from .. import quantities as q
 from ...result import Result
 from ..figures import finish_axes, log2_x_axis, new_figure, spread_yerr
-from ..outcome import Figure
-from ..path04 import MIB, MTU_JUMBO, RECEIVER, SENDER, r_ref_bps, t4p_scenario
-from ..runner import Job
-from .common04 import buffer_text, expectation, k_bdp_bytes, keeper, point_row, seed_label, seed_runs
+from ..outcome import Figure, expectation
+from ..engine import Case
+from ..path04 import MIB, MTU_JUMBO, RECEIVER, SENDER, r_ref_bps
+from .common04 import buffer_text, k_bdp_bytes, keeper, seed_point, t4p_cases
 from .cpu04 import host_cpu
 
 KIB = 1024
@@ -86,30 +86,34 @@ def _cpu_keeper(duration_s: float, steady_fraction: float) -> Callable[[Result],
     return keep
 
 
-def jobs(
+def cases(
     w: WriteSweep, s: Slowdown, seeds: int, duration_s: Callable[[float], float], steady_fraction: float, txqueuelen: int
-) -> tuple[list[Job], dict[str, Callable[[Result], dict[str, Any]]]]:
-    """The side sweeps' runs and their keepers, labelled apart from the main grid's."""
-    out: list[Job] = []
-    keeps: dict[str, Callable[[Result], dict[str, Any]]] = {}
+) -> list[Case]:
+    """The side sweeps' cases, each with its CPU keeper, labelled apart from the main grid's."""
 
-    def add(case: str, rtt_s: float, b: float, cpu: Mapping[str, Any]) -> None:
+    def point(case: str, rtt_s: float, b: float, cpu: Mapping[str, Any]) -> list[Case]:
         d = duration_s(rtt_s)
-        for seed in range(1, seeds + 1):
-            label = seed_label(case, seed)
-            sc = t4p_scenario(
-                f"04.E4.1-{label}", rtt_s=rtt_s, buffer_bytes=b, duration_s=d, seed=seed, mtu=MTU_JUMBO,
-                nic_profile=CHELSIO, txqueuelen=txqueuelen, cpu=cpu,
-            )
-            out.append(Job(label, sc))
-            keeps[label] = _cpu_keeper(d, steady_fraction)
+        return t4p_cases(
+            "04.E4.1",
+            case,
+            seeds,
+            _cpu_keeper(d, steady_fraction),
+            rtt_s=rtt_s,
+            buffer_bytes=b,
+            duration_s=d,
+            mtu=MTU_JUMBO,
+            nic_profile=CHELSIO,
+            txqueuelen=txqueuelen,
+            cpu=cpu,
+        )
 
+    out: list[Case] = []
     for size in w.sizes_bytes:
-        add(write_key(w, size), w.rtt_s, w.buffer_bytes(), {"write_size": q.size(size)})
+        out += point(write_key(w, size), w.rtt_s, w.buffer_bytes(), {"write_size": q.size(size)})
     for v in s.variants:
         for b in s.buffers_bytes:
-            add(slow_key(s, v, b), s.rtt_s, b, {v[0]: v[1]})
-    return out, keeps
+            out += point(slow_key(s, v, b), s.rtt_s, b, {v[0]: v[1]})
+    return out
 
 
 _KEYS = ("hs_busiest", "hs_system", "hs_cycles_per_frame", "hr_busiest", "retransmitted", "send_stalls")
@@ -118,9 +122,8 @@ _KEYS = ("hs_busiest", "hs_system", "hs_cycles_per_frame", "hr_busiest", "retran
 def write_table(w: WriteSweep, seeds: int, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     rows = []
     for size in w.sizes_bytes:
-        runs = seed_runs(kept, write_key(w, size), seeds)
         row: dict[str, Any] = {"write_KiB": size / KIB, "rtt_ms": w.rtt_s * 1e3, "buffer_MiB": w.buffer_bytes() / MIB}
-        row.update(point_row(runs, _KEYS))
+        row.update(seed_point(kept, write_key(w, size), seeds, _KEYS))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -133,8 +136,7 @@ def slowdown_table(s: Slowdown, seeds: int, kept: Mapping[str, Mapping[str, Any]
     for b in s.buffers_bytes:
         row: dict[str, Any] = {"rtt_ms": s.rtt_s * 1e3, "buffer_MiB": b / MIB, "default_Gbps": float(base.get(b / MIB, np.nan))}
         for v in s.variants:
-            runs = seed_runs(kept, slow_key(s, v, b), seeds)
-            pr = point_row(runs, _KEYS)
+            pr = seed_point(kept, slow_key(s, v, b), seeds, _KEYS)
             tag = f"{v[0]}{v[1]:g}"
             row[f"{tag}_Gbps"] = pr["sustained_Gbps"]
             row[f"{tag}_over_default"] = pr["sustained_Gbps"] / row["default_Gbps"]

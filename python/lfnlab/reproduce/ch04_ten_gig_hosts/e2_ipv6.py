@@ -18,23 +18,10 @@ import pandas as pd
 
 from .. import quantities as q
 from ..figures import finish_axes, new_figure, spread_yerr
-from ..outcome import Check, Figure, Outcome, Table
-from ..path04 import MIB, MTU_JUMBO, MTU_STD, host_limit_bps, mss_eff, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
-from .common04 import (
-    conservation_check,
-    expectation,
-    expectations_entry,
-    expectations_table,
-    k_bdp_bytes,
-    keeper,
-    NOT_BUILT_NOTE,
-    point_row,
-    seed_label,
-    seed_runs,
-    SEEDS_NOTE,
-)
+from ..outcome import Check, Figure, Outcome, Table, expectation
+from ..path04 import MIB, MTU_JUMBO, MTU_STD, host_limit_bps, mss_eff, r_ref_bps, receiver_bus_limit_bps
+from ..engine import Case, Experiment
+from .common04 import CLOSING_NOTES, expectations_entry, k_bdp_bytes, keeper, run_outcome, seed_point, t4p_cases
 
 IP_VERSIONS = (4, 6)
 #: "No visible difference beyond the header-overhead ratio": the measured v4/v6 ratio must lie
@@ -131,29 +118,24 @@ def host_limit_ratio(mtu: int) -> float:
 _KEYS = ("peak_bps", "rx_fifo_drop", "egress_drop", "pause_xoff_sent", "retransmitted", "timeouts", "send_stalls")
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs: list[Job] = []
-    keeps: dict[str, Any] = {}
+def cases(p: Params) -> list[Case]:
+    """Every (MTU, RTT, buffer) with IPv4 and with IPv6, each with the spec's seeds."""
+    out: list[Case] = []
     for mtu in p.mtus:
         for rtt in p.rtts_s:
+            d = p.duration_s(rtt)
+            keep = keeper(d, mtu, steady_fraction=p.steady_fraction)
             for kind, b in buffers(p, mtu, rtt):
                 for ip in IP_VERSIONS:
-                    for s in range(1, p.seeds + 1):
-                        label = seed_label(case_key(mtu, rtt, kind, ip), s)
-                        d = p.duration_s(rtt)
-                        jobs.append(
-                            Job(
-                                label,
-                                t4p_scenario(
-                                    f"04.E4.2-{label}", rtt_s=rtt, buffer_bytes=b, duration_s=d, seed=s, mtu=mtu, ip_version=ip
-                                ),
-                            )
-                        )
-                        keeps[label] = keeper(d, mtu, steady_fraction=p.steady_fraction)
-    kept = ctx.run_keyed(jobs, keeps)
+                    out += t4p_cases(
+                        "04.E4.2", case_key(mtu, rtt, kind, ip), p.seeds, keep, rtt_s=rtt, buffer_bytes=b, duration_s=d, mtu=mtu, ip_version=ip
+                    )
+    return out
+
+
+def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
     table = t42_table(p, kept)
-    out = Outcome()
-    out.checks += conservation_check(kept)
+    out = run_outcome(kept)
     for mtu in p.mtus:
         g = table[table["mtu"] == mtu]
         dev = (g["ratio_v4_v6"] / g["header_prediction"] - 1.0).abs()
@@ -192,8 +174,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         else "The 'best' rows use the best B of E4.1's full form at e7e5065 (T4.1-best, Chelsio profile; "
         "docs/bench-results/04.E4.1-e7e5065). Where several B reach the bus limit to 10⁻⁶, T4.1-best names the one "
         "whose sustained rate was highest, not the smallest.",
-        NOT_BUILT_NOTE,
-        SEEDS_NOTE,
+        *CLOSING_NOTES,
     ]
     return out
 
@@ -206,8 +187,7 @@ def t42_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
                 row: dict[str, Any] = {"mtu": mtu, "rtt_ms": rtt * 1e3, "buffer": kind, "buffer_MiB": b / MIB}
                 per = {}
                 for ip in IP_VERSIONS:
-                    runs = seed_runs(kept, case_key(mtu, rtt, kind, ip), p.seeds)
-                    per[ip] = point_row(runs, _KEYS)
+                    per[ip] = seed_point(kept, case_key(mtu, rtt, kind, ip), p.seeds, _KEYS)
                     for k in ("sustained_Gbps", "sustained_Gbps_min", "sustained_Gbps_max"):
                         row[f"v{ip}_{k}"] = per[ip][k]
                 for ip in IP_VERSIONS:
@@ -224,27 +204,25 @@ def t42_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
+def _expectations(p: Params, table: pd.DataFrame) -> list[dict[str, str]]:
     dev = (table["ratio_over_header_prediction"] - 1.0).abs()
-    return expectations_table(
-        [
-            expectation(
-                "IPv4 vs IPv6: no visible difference beyond the header-overhead ratio",
-                "; ".join(
-                    f"MTU {mtu}: v4/v6 {g['ratio_v4_v6'].min():.4f}–{g['ratio_v4_v6'].max():.4f} against "
-                    f"{header_ratio(mtu):.4f}"
-                    for mtu, g in table.groupby("mtu", sort=False)
-                ),
-                "yes" if float(dev.max()) <= RATIO_TOLERANCE else "no",
-                "; ".join(
-                    f"MTU {mtu}: host-limit prediction {host_limit_ratio(mtu):.4f} "
-                    f"({'bus' if host_limit_bps(mtu, 6) >= receiver_bus_limit_bps(mtu, 6) else 'CPU cap'})"
-                    for mtu in table["mtu"].unique()
-                )
-                + ": the rest of the difference is where the hosts' limit lies (host_limit_prediction)",
+    return [
+        expectation(
+            "IPv4 vs IPv6: no visible difference beyond the header-overhead ratio",
+            "; ".join(
+                f"MTU {mtu}: v4/v6 {g['ratio_v4_v6'].min():.4f}–{g['ratio_v4_v6'].max():.4f} against "
+                f"{header_ratio(mtu):.4f}"
+                for mtu, g in table.groupby("mtu", sort=False)
+            ),
+            "yes" if float(dev.max()) <= RATIO_TOLERANCE else "no",
+            "; ".join(
+                f"MTU {mtu}: host-limit prediction {host_limit_ratio(mtu):.4f} "
+                f"({'bus' if host_limit_bps(mtu, 6) >= receiver_bus_limit_bps(mtu, 6) else 'CPU cap'})"
+                for mtu in table["mtu"].unique()
             )
-        ]
-    )
+            + ": the rest of the difference is where the hosts' limit lies (host_limit_prediction)",
+        )
+    ]
 
 
 def _figure(p: Params, table: pd.DataFrame) -> Figure:
@@ -285,5 +263,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

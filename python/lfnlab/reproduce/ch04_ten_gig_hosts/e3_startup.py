@@ -25,7 +25,7 @@ from .. import quantities as q
 from ...result import Result
 from ..figures import finish_axes, new_figure
 from ..measure import flow_rows
-from ..outcome import Check, Figure, Outcome, Table
+from ..outcome import Check, Figure, Outcome, Table, expectation
 from ..path04 import (
     FLOW,
     MTU_JUMBO,
@@ -37,25 +37,20 @@ from ..path04 import (
     l2_bytes,
     mss_eff,
     r_ref_bps,
-    t4p_scenario,
     t_up_s,
 )
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 from .common04 import (
-    conservation_check,
+    CLOSING_NOTES,
     edge_allowance,
-    expectation,
     expectations_entry,
-    expectations_table,
     GBPS,
     k_bdp_bytes,
     keeper,
-    NOT_BUILT_NOTE,
+    run_outcome,
     SATURATED,
-    seed_label,
     seed_runs,
-    SEEDS_NOTE,
+    t4p_cases,
 )
 from .cpu04 import CATEGORIES, core_shares
 
@@ -167,33 +162,29 @@ def _keep(p: Params, rtt_s: float, duration_s: float) -> Callable[[Result], dict
     return keep
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs: list[Job] = []
-    keeps: dict[str, Callable[[Result], dict[str, Any]]] = {}
+def cases(p: Params) -> list[Case]:
+    """Each RTT with the spec's seeds, traced from the first segment."""
+    out: list[Case] = []
     for rtt, d in p.runs:
-        for s in range(1, p.seeds + 1):
-            label = seed_label(case_key(rtt), s)
-            jobs.append(
-                Job(
-                    label,
-                    t4p_scenario(
-                        f"04.E4.3-{label}",
-                        rtt_s=rtt,
-                        buffer_bytes=buffer_bytes(p, rtt),
-                        duration_s=d,
-                        seed=s,
-                        monitor_bin_s=p.monitor_bin_s,
-                        cpu={"bin": q.time(p.rate_bin_s)},
-                    ),
-                )
-            )
-            keeps[label] = _keep(p, rtt, d)
-    kept = ctx.run_keyed(jobs, keeps)
+        out += t4p_cases(
+            "04.E4.3",
+            case_key(rtt),
+            p.seeds,
+            _keep(p, rtt, d),
+            rtt_s=rtt,
+            buffer_bytes=buffer_bytes(p, rtt),
+            duration_s=d,
+            monitor_bin_s=p.monitor_bin_s,
+            cpu={"bin": q.time(p.rate_bin_s)},
+        )
+    return out
+
+
+def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
     by_rtt = {rtt: seed_runs(kept, case_key(rtt), p.seeds) for rtt, _ in p.runs}
     t43 = _t43(p, by_rtt)
     cpu = _cpu_table(p, by_rtt)
-    out = Outcome()
-    out.checks += conservation_check(kept)
+    out = run_outcome(kept)
     out.checks += _checks(p, by_rtt, t43, cpu)
     out.tables += [
         Table(
@@ -226,8 +217,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         f"{q.show_time(p.monitor_bin_s)} monitor on `rr->hr`; its sustained rate in T4.3 is in L2 octets, and the check "
         f"compares it with the receiver's goodput through MSS_eff/L2 = {MSS}/{L2}.",
         "W_adv is the receive window the sender last saw (trace column `rwnd`); cwnd is shown in bytes (segments × MSS_eff).",
-        NOT_BUILT_NOTE,
-        SEEDS_NOTE,
+        *CLOSING_NOTES,
     ]
     return out
 
@@ -347,7 +337,7 @@ def _checks(
     return checks
 
 
-def _expectations(p: Params, t43: pd.DataFrame, cpu: pd.DataFrame) -> pd.DataFrame:
+def _expectations(p: Params, t43: pd.DataFrame, cpu: pd.DataFrame) -> list[dict[str, str]]:
     (short, _), (long, _) = p.runs[0], p.runs[-1]
     items = []
     a, b = _view(t43, short, "receiver"), _view(t43, long, "receiver")
@@ -397,7 +387,7 @@ def _expectations(p: Params, t43: pd.DataFrame, cpu: pd.DataFrame) -> pd.DataFra
             "'approaches' read as within 5 %",
         )
     )
-    return expectations_table(items)
+    return items
 
 
 # ------------------------------------------------------------------ figures
@@ -481,5 +471,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -21,25 +21,20 @@ import numpy as np
 import pandas as pd
 
 from ..figures import finish_axes, new_figure, spread_yerr
-from ..outcome import Check, Figure, Outcome, Table
-from ..path04 import MTU_JUMBO, SENDER_BUS, bdp_bytes, r_ref_bps, receiver_bus_limit_bps, t4p_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..outcome import Check, Figure, Outcome, Table, expectation
+from ..path04 import MTU_JUMBO, SENDER_BUS, bdp_bytes, r_ref_bps, receiver_bus_limit_bps
+from ..engine import Case, Experiment
 from .common04 import (
-    conservation_check,
+    CLOSING_NOTES,
     edge_allowance,
-    expectation,
     expectations_entry,
-    expectations_table,
     GBPS,
     keeper,
-    NOT_BUILT_NOTE,
     phi,
-    point_row,
-    seed_label,
-    seed_runs,
-    SEEDS_NOTE,
+    run_outcome,
+    seed_point,
     stall_note,
+    t4p_cases,
 )
 
 
@@ -153,36 +148,33 @@ def case_key(v: Variant, rtt_s: float, k: float) -> str:
     return f"{v.key}-rtt{round(rtt_s * 1e3):03d}-k{k:04.1f}"
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs: list[Job] = []
-    keeps: dict[str, Any] = {}
+def cases(p: Params) -> list[Case]:
+    """Every (variant, RTT, k) with the spec's seeds."""
+    out: list[Case] = []
     for v in p.variants:
         for rtt in p.rtts_s:
+            d = p.duration_s(rtt)
+            keep = keeper(d, MTU_JUMBO, steady_fraction=p.steady_fraction)
             for k in p.ks:
-                for s in range(1, p.seeds + 1):
-                    label = seed_label(case_key(v, rtt, k), s)
-                    d = p.duration_s(rtt)
-                    jobs.append(
-                        Job(
-                            label,
-                            t4p_scenario(
-                                f"04.E4.4-{label}",
-                                rtt_s=rtt,
-                                buffer_bytes=round(k * bdp(rtt)),
-                                duration_s=d,
-                                seed=s,
-                                adv_win_scale=v.adv_win_scale,
-                                truesize_model=v.truesize_model,
-                                sender_bus=v.sender_bus,
-                            ),
-                        )
-                    )
-                    keeps[label] = keeper(d, MTU_JUMBO, steady_fraction=p.steady_fraction)
-    kept = ctx.run_keyed(jobs, keeps)
+                out += t4p_cases(
+                    "04.E4.4",
+                    case_key(v, rtt, k),
+                    p.seeds,
+                    keep,
+                    rtt_s=rtt,
+                    buffer_bytes=round(k * bdp(rtt)),
+                    duration_s=d,
+                    adv_win_scale=v.adv_win_scale,
+                    truesize_model=v.truesize_model,
+                    sender_bus=v.sender_bus,
+                )
+    return out
+
+
+def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
     table = t44_table(p, kept)
     reach = reach_table(p, table)
-    out = Outcome()
-    out.checks += conservation_check(kept)
+    out = run_outcome(kept)
     out.checks += _checks(p, table)
     out.tables += [
         Table(
@@ -221,8 +213,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         "frames plus the ACKs it receives, is only 0.17 % above the receiver's, so the slow-start overshoot waits in the "
         "sender's qdisc rather than in R_r's buffer; where a round lasts long enough the 10000-packet qdisc fills before "
         "cwnd reaches the BDP. (d) is reported, not checked.",
-        NOT_BUILT_NOTE,
-        SEEDS_NOTE,
+        *CLOSING_NOTES,
     ]
     return out
 
@@ -232,7 +223,6 @@ def t44_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     for v in p.variants:
         for rtt in p.rtts_s:
             for k in p.ks:
-                runs = seed_runs(kept, case_key(v, rtt, k), p.seeds)
                 d = p.duration_s(rtt)
                 row: dict[str, Any] = {
                     "variant": v.key,
@@ -243,7 +233,7 @@ def t44_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
                     "k": k,
                     "buffer_MB": round(k * bdp(rtt)) / 1e6,
                 }
-                pr = point_row(runs, _KEYS)
+                pr = seed_point(kept, case_key(v, rtt, k), p.seeds, _KEYS)
                 row.update({kk: pr[kk] for kk in ("seeds", "distinct_runs", "sustained_Gbps", "sustained_Gbps_min", "sustained_Gbps_max")})
                 row["peak_Gbps"] = pr["peak_bps"] / GBPS
                 bound = v.phi * k * bdp(rtt) * 8 / rtt / GBPS
@@ -342,7 +332,7 @@ def _checks(p: Params, table: pd.DataFrame) -> list[Check]:
     return checks
 
 
-def _expectations(p: Params, table: pd.DataFrame, reach: pd.DataFrame) -> pd.DataFrame:
+def _expectations(p: Params, table: pd.DataFrame, reach: pd.DataFrame) -> list[dict[str, str]]:
     rows = []
     for v in p.variants:
         parts = []
@@ -378,7 +368,7 @@ def _expectations(p: Params, table: pd.DataFrame, reach: pd.DataFrame) -> pd.Dat
             "the rule alone (empty queue) predicts the window_rule_k column; data resident in the queue raise the k",
         )
     )
-    return expectations_table(rows)
+    return rows
 
 
 def _figure(p: Params, table: pd.DataFrame) -> Figure:
@@ -424,5 +414,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

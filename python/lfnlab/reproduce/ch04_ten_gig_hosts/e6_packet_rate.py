@@ -26,7 +26,7 @@ import pandas as pd
 from .. import quantities as q
 from ...result import Result
 from ..figures import finish_axes, new_figure
-from ..outcome import Check, Figure, Outcome, Table
+from ..outcome import Check, Figure, Outcome, Table, expectation
 from ..path04 import (
     MIB,
     MTU_JUMBO,
@@ -39,26 +39,21 @@ from ..path04 import (
     mss_eff,
     r_ref_bps,
     receiver_bus_limit_bps,
-    t4p_scenario,
-    wire_bytes,
 )
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 from .common04 import (
-    conservation_check,
+    cap_goodput_bps,
+    CLOSING_NOTES,
     edge_allowance,
-    expectation,
     expectations_entry,
-    expectations_table,
     GBPS,
     k_bdp_bytes,
     keeper,
-    NOT_BUILT_NOTE,
     point_row,
+    run_outcome,
     SATURATED,
-    seed_label,
     seed_runs,
-    SEEDS_NOTE,
+    t4p_cases,
 )
 from .cpu04 import CATEGORIES, host_cpu
 
@@ -129,7 +124,7 @@ def host_limit(mtu: int, costs: Costs = Costs(), split_cores: bool = False) -> f
 
 
 @dataclass(frozen=True)
-class Case:
+class Point:
     """One scenario family: which part of the experiment, its RTT, MTU and CPU keys."""
 
     part: str  # main | sens | split | sweep
@@ -165,15 +160,15 @@ class Case:
         return keys
 
 
-def cases(p: Params) -> list[Case]:
-    out = [Case("main", rtt, mtu, irq) for rtt in p.rtts_s for mtu in p.mtus for irq in IRQ]
-    out += [Case("sens", 0.0, mtu, cost_key=k, factor=f) for mtu in p.mtus for k in SENSITIVE for f in p.sensitivity]
-    out += [Case("split", 0.0, mtu) for mtu in p.mtus]
-    out += [Case("sweep", 0.0, mtu, cap_bps=c) for mtu in p.mtus for c in p.caps_bps]
+def points(p: Params) -> list[Point]:
+    out = [Point("main", rtt, mtu, irq) for rtt in p.rtts_s for mtu in p.mtus for irq in IRQ]
+    out += [Point("sens", 0.0, mtu, cost_key=k, factor=f) for mtu in p.mtus for k in SENSITIVE for f in p.sensitivity]
+    out += [Point("split", 0.0, mtu) for mtu in p.mtus]
+    out += [Point("sweep", 0.0, mtu, cap_bps=c) for mtu in p.mtus for c in p.caps_bps]
     return out
 
 
-def _keep(p: Params, c: Case) -> Callable[[Result], dict[str, Any]]:
+def _keep(p: Params, c: Point) -> Callable[[Result], dict[str, Any]]:
     d = p.duration_s(c.rtt_s)
     base = keeper(d, c.mtu, steady_fraction=p.steady_fraction)
 
@@ -187,37 +182,33 @@ def _keep(p: Params, c: Case) -> Callable[[Result], dict[str, Any]]:
     return keep
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs: list[Job] = []
-    keeps: dict[str, Callable[[Result], dict[str, Any]]] = {}
-    for c in cases(p):
-        for s in range(1, p.seeds + 1):
-            label = seed_label(c.key, s)
-            cap = {} if c.part != "sweep" else {"tx_rate_cap_bps": c.cap_bps, "tx_rate_cap_min_bps": 0.0}
-            jobs.append(
-                Job(
-                    label,
-                    t4p_scenario(
-                        f"04.E4.6-{label}",
-                        rtt_s=c.rtt_s,
-                        buffer_bytes=buffer_bytes(p, c.mtu, c.rtt_s),
-                        duration_s=p.duration_s(c.rtt_s),
-                        seed=s,
-                        mtu=c.mtu,
-                        cpu=c.cpu_keys(p),
-                        **cap,
-                    ),
-                )
-            )
-            keeps[label] = _keep(p, c)
-    kept = ctx.run_keyed(jobs, keeps)
-    rows = {c.key: _row(p, c, seed_runs(kept, c.key, p.seeds)) for c in cases(p)}
-    main = _table(rows, [c for c in cases(p) if c.part == "main"])
+def cases(p: Params) -> list[Case]:
+    """Every point with the spec's seeds; the F4.6 points with the sender capped."""
+    out: list[Case] = []
+    for c in points(p):
+        cap = {} if c.part != "sweep" else {"tx_rate_cap_bps": c.cap_bps, "tx_rate_cap_min_bps": 0.0}
+        out += t4p_cases(
+            "04.E4.6",
+            c.key,
+            p.seeds,
+            _keep(p, c),
+            rtt_s=c.rtt_s,
+            buffer_bytes=buffer_bytes(p, c.mtu, c.rtt_s),
+            duration_s=p.duration_s(c.rtt_s),
+            mtu=c.mtu,
+            cpu=c.cpu_keys(p),
+            **cap,
+        )
+    return out
+
+
+def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
+    rows = {c.key: _row(p, c, seed_runs(kept, c.key, p.seeds)) for c in points(p)}
+    main = _table(rows, [c for c in points(p) if c.part == "main"])
     sens = _sensitivity_table(p, rows, main)
     split = _split_table(p, rows, main)
-    sweep = _table(rows, [c for c in cases(p) if c.part == "sweep"])
-    out = Outcome()
-    out.checks += conservation_check(kept)
+    sweep = _table(rows, [c for c in points(p) if c.part == "sweep"])
+    out = run_outcome(kept)
     out.checks += _checks(p, main, sens, split, sweep)
     cpu_cols = "CPU busy share per core over the steady window (`hs_c0_busy` … `hr_c1_busy`) and core 0's user/system/softirq shares"
     out.tables += [
@@ -264,8 +255,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         "The interrupt setting matters only where a core has idle time: while a core is saturated the NAPI-like poll loop "
         "of §2.7 rule 2 keeps finding work and interrupts stay masked, so k_irq = 1 costs nothing more. Where the core "
         "idles between frames (jumbo frames, or below the cap) each frame can raise its own interrupt.",
-        NOT_BUILT_NOTE,
-        SEEDS_NOTE,
+        *CLOSING_NOTES,
     ]
     return out
 
@@ -290,7 +280,7 @@ def _formula_note(p: Params) -> str:
 # ------------------------------------------------------------------ tables
 
 
-def _row(p: Params, c: Case, runs: list[Mapping[str, Any]]) -> dict[str, Any]:
+def _row(p: Params, c: Point, runs: list[Mapping[str, Any]]) -> dict[str, Any]:
     pr = point_row(runs, _KEYS)
     mss = mss_eff(c.mtu, 6)
     row: dict[str, Any] = {
@@ -300,7 +290,7 @@ def _row(p: Params, c: Case, runs: list[Mapping[str, Any]]) -> dict[str, Any]:
     }
     if c.part == "sweep":
         row["offered_Gbps"] = c.cap_bps / GBPS
-        row["cap_goodput_Gbps"] = c.cap_bps * mss / wire_bytes(c.mtu) / GBPS
+        row["cap_goodput_Gbps"] = cap_goodput_bps(c.cap_bps, c.mtu) / GBPS
     row["frames_per_s"] = pr["sustained_Gbps"] * GBPS / (8.0 * mss)
     for k in ("sustained_Gbps", "sustained_Gbps_min", "sustained_Gbps_max"):
         row[k] = pr[k]
@@ -325,7 +315,7 @@ def _row(p: Params, c: Case, runs: list[Mapping[str, Any]]) -> dict[str, Any]:
     return row
 
 
-def _table(rows: Mapping[str, dict[str, Any]], picked: list[Case]) -> pd.DataFrame:
+def _table(rows: Mapping[str, dict[str, Any]], picked: list[Point]) -> pd.DataFrame:
     return pd.DataFrame([rows[c.key] for c in picked]).reset_index(drop=True)
 
 
@@ -336,7 +326,7 @@ def _main_row(main: pd.DataFrame, mtu: int, rtt_ms: float = 0.0, irq: str = "che
 
 def _sensitivity_table(p: Params, rows: Mapping[str, dict[str, Any]], main: pd.DataFrame) -> pd.DataFrame:
     out = []
-    for c in (c for c in cases(p) if c.part == "sens"):
+    for c in (c for c in points(p) if c.part == "sens"):
         r = rows[c.key]
         base = _main_row(main, c.mtu)
         base_pred = host_limit(c.mtu)
@@ -363,7 +353,7 @@ def _split_table(p: Params, rows: Mapping[str, dict[str, Any]], main: pd.DataFra
     out = []
     for mtu in p.mtus:
         same = _main_row(main, mtu)
-        split = rows[Case("split", 0.0, mtu).key]
+        split = rows[Point("split", 0.0, mtu).key]
         for name, r in (("same", same), ("split", split)):
             out.append(
                 {
@@ -548,7 +538,7 @@ def _sweep_checks(p: Params, sweep: pd.DataFrame) -> list[Check]:
 # ------------------------------------------------------------------ report
 
 
-def _expectations(p: Params, main: pd.DataFrame, split: pd.DataFrame) -> pd.DataFrame:
+def _expectations(p: Params, main: pd.DataFrame, split: pd.DataFrame) -> list[dict[str, str]]:
     items = []
     for rtt in p.rtts_s:
         std = _main_row(main, MTU_STD, rtt * 1e3)
@@ -583,7 +573,7 @@ def _expectations(p: Params, main: pd.DataFrame, split: pd.DataFrame) -> pd.Data
             "",
         )
     )
-    return expectations_table(items)
+    return items
 
 
 def _figure(p: Params, sweep: pd.DataFrame) -> Figure:
@@ -627,5 +617,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

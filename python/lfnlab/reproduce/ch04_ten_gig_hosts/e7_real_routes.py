@@ -22,22 +22,20 @@ import pandas as pd
 from .. import quantities as q
 from ...result import Result
 from ..figures import finish_axes, new_figure
-from ..measure import flow_rows
-from ..outcome import Check, Figure, Outcome, Table
-from ..path04 import FLOW, MIB, MTU_JUMBO, RECEIVER, app_rx_bins, first_data_s, mss_eff, t4p_dict, t_up_s, wire_bytes
+from ..measure import conserved, flow_rows, ran_whole
+from ..outcome import Check, Figure, Outcome, Table, expectation
+from ..path04 import FLOW, MIB, RECEIVER, app_rx_bins, first_data_s, t4p_dict, t_up_s
 from ..path04r import Loop, t4r_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 from ...scenario import Scenario
 from .common04 import (
-    conservation_check,
+    cap_goodput_bps,
     edge_allowance,
-    expectation,
     expectations_entry,
-    expectations_table,
     GBPS,
     NOT_BUILT_NOTE,
-    seed_label,
+    run_outcome,
+    seed_labels,
     seed_runs,
 )
 
@@ -260,26 +258,22 @@ def _keep(p: Params, pt: Point) -> Callable[[Result], dict[str, Any]]:
             "bins_rx": rx["rate_bps"].to_numpy(),
             "bins_tx": tx["rate_bps"].to_numpy(),
             "bin_end": rx["t_end"].to_numpy(),
-            "conservation_holds": bool(s["conservation"]["holds"]),
-            "ran_whole_duration": abs(float(s["duration_s"]) - d) <= 1e-9,
+            "conservation_holds": conserved(s),
+            "ran_whole_duration": ran_whole(s, d),
         }
 
     return keep
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs: list[Job] = []
-    keeps: dict[str, Callable[[Result], dict[str, Any]]] = {}
-    for pt in points(p):
-        for s in range(1, p.seeds + 1):
-            label = seed_label(pt.key, s)
-            jobs.append(Job(label, scenario(p, pt, s, label)))
-            keeps[label] = _keep(p, pt)
-    kept = ctx.run_keyed(jobs, keeps)
+def cases(p: Params) -> list[Case]:
+    """Every point (routes, their T4-P counterparts, the sweeps) with the spec's seeds."""
+    return [Case(label, scenario(p, pt, s, label), _keep(p, pt)) for pt in points(p) for label, s in seed_labels(pt.key, p.seeds)]
+
+
+def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
     runs = {pt.key: seed_runs(kept, pt.key, p.seeds) for pt in points(p)}
     table = _table(p, runs)
-    out = Outcome()
-    out.checks += conservation_check(kept)
+    out = run_outcome(kept)
     out.checks += _checks(p, table)
     out.tables += [
         Table(
@@ -390,10 +384,6 @@ def _t47b(p: Params, table: pd.DataFrame) -> pd.DataFrame:
 WAN_R_MAC_BPS = 10e9 * 13 / 14
 
 
-def _cap_goodput(cap_bps: float) -> float:
-    return cap_bps * mss_eff(MTU_JUMBO, 6) / wire_bytes(MTU_JUMBO)
-
-
 def _checks(p: Params, table: pd.DataFrame) -> list[Check]:
     checks: list[Check] = []
     for r in p.routes:
@@ -409,7 +399,7 @@ def _checks(p: Params, table: pd.DataFrame) -> list[Check]:
             )
         )
     capped = table[table["cap_Gbps"].notna()]
-    worst = float((capped["sustained_Gbps_max"] / (_cap_goodput(1.0) * capped["cap_Gbps"])).max())
+    worst = float((capped["sustained_Gbps_max"] / (cap_goodput_bps(1.0) * capped["cap_Gbps"])).max())
     checks.append(
         Check.within(
             "capped points: largest sustained rate / cap·MSS_eff/W",
@@ -451,7 +441,7 @@ def _checks(p: Params, table: pd.DataFrame) -> list[Check]:
     return checks
 
 
-def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
+def _expectations(p: Params, table: pd.DataFrame) -> list[dict[str, str]]:
     items = []
     below = [(r.key, _row(table, f"main-{r.key}")["sustained_Gbps"], _row(table, f"P-{r.key}")["sustained_Gbps"]) for r in p.routes]
     items.append(
@@ -466,8 +456,8 @@ def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
     items.append(
         expectation(
             "with the cap active, the rate is set by the cap and the circuit state rather than the RTT",
-            f"route a: {a['sustained_Gbps']:.3f} Gbit/s against cap·MSS_eff/W = {_cap_goodput(a['cap_Gbps'] * GBPS) / GBPS:.3f}",
-            "yes" if a["sustained_Gbps"] >= 0.95 * _cap_goodput(a["cap_Gbps"] * GBPS) / GBPS else "no",
+            f"route a: {a['sustained_Gbps']:.3f} Gbit/s against cap·MSS_eff/W = {cap_goodput_bps(a['cap_Gbps'] * GBPS) / GBPS:.3f}",
+            "yes" if a["sustained_Gbps"] >= 0.95 * cap_goodput_bps(a["cap_Gbps"] * GBPS) / GBPS else "no",
             "read as within 5 % of the cap's goodput on the loss-free route",
         )
     )
@@ -482,7 +472,7 @@ def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
         )
     )
     for kb in table[table["part"] == "kb"].itertuples():
-        bound = kb.kappa_bad * _cap_goodput(WAN_R_MAC_BPS) / GBPS
+        bound = kb.kappa_bad * cap_goodput_bps(WAN_R_MAC_BPS) / GBPS
         items.append(
             expectation(
                 f"κ_B = {kb.kappa_bad:g} (not in the spec's list): the Chicago loop's Bad phases are slower than with κ_B = 1",
@@ -501,7 +491,7 @@ def _expectations(p: Params, table: pd.DataFrame) -> pd.DataFrame:
             "compared with the emulated run at route c's own RTT (04.E4.3 has the 400 ms case)",
         )
     )
-    return expectations_table(items)
+    return items
 
 
 def _figure(p: Params, name: str, r: Route, real: Mapping[str, Any], emu: Mapping[str, Any]) -> Figure:
@@ -513,7 +503,7 @@ def _figure(p: Params, name: str, r: Route, real: Mapping[str, Any], emu: Mappin
     ax.step(t, real["bins_rx"] / GBPS, where="post", color="C1", label="receiver (app_rx_rate)")
     ax.step(emu["bin_end"], emu["bins_rx"] / GBPS, where="post", color="C2", ls=":", label="receiver, emulated (E4.7-P)")
     if r.cap_bps is not None:
-        ax.axhline(_cap_goodput(r.cap_bps) / GBPS, color="gray", ls="--", lw=0.8, label="cap·MSS_eff/W")
+        ax.axhline(cap_goodput_bps(r.cap_bps) / GBPS, color="gray", ls="--", lw=0.8, label="cap·MSS_eff/W")
     if real["bad"]:
         ax.fill_between([], [], color="0.85", label="circuit in Bad")
     ax.set_xlabel("time (s)")
@@ -546,5 +536,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

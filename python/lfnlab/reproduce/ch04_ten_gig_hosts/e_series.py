@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from . import e1_buffer_sweep, e2_ipv6, e3_startup, e4_window_requirement, e5_mitigation, e6_packet_rate, e7_real_routes, e8_txqueuelen
 
 __all__ = ["EXPERIMENTS"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from .e0_validation import EXPERIMENT as E0
 from .e1_two_cbr import EXPERIMENT as E1
 from .e2_isolines import EXPERIMENT as E2

@@ -12,9 +12,10 @@ from typing import Callable, Optional
 
 import pandas as pd
 
+from ..outcome import Table
 from ..path05 import l2_line_mbps
 
-__all__ = ["CRITERIA", "judge", "e51_behaviours", "e53_behaviours", "e54_behaviours", "e55_behaviours", "criteria_table"]
+__all__ = ["CRITERIA", "judge", "e51_behaviours", "e53_behaviours", "e54_behaviours", "e55_behaviours", "criteria_table", "tables"]
 
 #: spec 05 §2.8 behaviours and the criterion lfnlab judges each by (CHOICE).
 CRITERIA: dict[str, tuple[str, str]] = {
@@ -155,6 +156,15 @@ def _verdicts(t: pd.DataFrame) -> pd.DataFrame:
 def criteria_table(behaviours: list[str]) -> pd.DataFrame:
     """The behaviours judged in a report, with the spec's description and lfnlab's criterion."""
     return pd.DataFrame([{"behaviour": b, "spec 05 §2.8": CRITERIA[b][0], "criterion (CHOICE)": CRITERIA[b][1]} for b in behaviours])
+
+
+def tables(experiment: str, shows: str, behaviours: pd.DataFrame, each: str = "each behaviour") -> list[Table]:
+    """An experiment's checklist (``B-checklist-E5.x``: ``shows``, then the criteria it was
+    judged by) and those criteria (``B-criteria-E5.x``, one row per judged behaviour)."""
+    return [
+        Table(f"B-checklist-{experiment}", f"{shows}, by the criteria of B-criteria-{experiment}.", behaviours),
+        Table(f"B-criteria-{experiment}", f"The numeric criterion of {each} (CHOICE).", criteria_table(list(behaviours.columns[1:]))),
+    ]
 
 
 def nobody(t: pd.DataFrame) -> list[str]:

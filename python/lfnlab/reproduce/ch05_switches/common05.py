@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 
 from ..figures import finish_axes, new_figure
+from ..outcome import Check
 from . import stats05
 
-__all__ = ["CONFIGS_E51_E54", "OUTPUT", "Series", "series", "frames_in_window", "levels", "run_stats", "config_panels", "config_grid"]
+__all__ = ["CONFIGS_E51_E54", "OUTPUT", "Series", "series", "frames_in_window", "levels", "run_stats", "config_panels", "config_grid", "conservation_check"]
 
 #: Required in E5.0–E5.4 (spec 05 §2.2 table), in table order.
 CONFIGS_E51_E54 = ("oq_cs", "oq_dt", "iq_fifo", "voq_islip_pi", "voq_islip_gl", "voq_pim_pi", "voq_pim_gl", "voq_exh", "rr_simple")
@@ -92,6 +93,11 @@ def run_stats(flows: pd.DataFrame, offered_mbps: dict[str, float], duration_s: f
         }
     out["aggregate_Mbps"] = float(agg[w].sum() * 8 / ((window_s[1] - window_s[0]) * 1e6))
     return out
+
+
+def conservation_check(holds: Sequence[bool]) -> Check:
+    """Packet conservation in every run (``holds``: each run's summary ``conservation.holds``)."""
+    return Check.equal("runs whose packet conservation holds", sum(map(bool, holds)), len(holds), criterion="= every run")
 
 
 def config_panels(configs: Sequence[str], panel_height: float, draw: Callable[[Any, str], None], xlabel: str, title: str) -> Any:

@@ -12,16 +12,18 @@ frames at 1000 + 1000.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 import pandas as pd
 
+from ...result import Result
+from ..engine import Case, Experiment
+from ..measure import conserved
 from ..outcome import Check, Figure, Outcome, Table
 from ..path05 import bench_scenario, l2_line_mbps
-from ..registry import Experiment
-from ..runner import Job, RunContext
 from . import checklist05
 from .common05 import CONFIGS_E51_E54, OUTPUT, config_panels, run_stats, series
 
@@ -124,17 +126,34 @@ def _traced(p: Params, run: Run) -> bool:
     return run.variant == "main" and run.pair in p.figure_pairs or run.l3 != 1500
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs: list[Job] = []
-    keeps: dict[str, Any] = {}
-    for run in runs(p):
-        for s in range(1, p.seeds + 1):
-            label = run.label(s)
-            jobs.append(Job(label, bench_scenario(
-                f"05.E5.1-{label}", config=run.config, tc1_mbps=run.pair[0], tc2_mbps=run.pair[1], duration_s=p.duration_s,
-                seed=s, l3_bytes=run.l3, switch=run.switch_keys(), bin_s=p.bin_s, generator_monitor=True)))
-            keeps[label] = _keeper(p, run, excerpt=_traced(p, run) and s == 1)
-    kept = ctx.run_keyed(jobs, keeps)
+def _keeper(p: Params, run: Run, excerpt: bool) -> Callable[[Result], dict[str, Any]]:
+    offered = {"flow1": float(run.pair[0]), "flow2": float(run.pair[1])}
+
+    def keep(r: Result) -> dict[str, Any]:
+        k = {"stats": run_stats(r.flows, offered, p.duration_s, p.window_s, p.bin_s), "conservation": conserved(r.summary)}
+        if excerpt:
+            n = int(round(p.duration_s / p.bin_s))
+            a, b = (int(round(x / p.bin_s)) for x in p.excerpt_s)
+            k["excerpt_Mbps"] = series(r.flows, OUTPUT, "flow1", p.bin_s, n).bytes[a:b] * 8 / p.bin_s / 1e6
+            k["excerpt_agg_Mbps"] = k["excerpt_Mbps"] + series(r.flows, OUTPUT, "flow2", p.bin_s, n).bytes[a:b] * 8 / p.bin_s / 1e6
+        return k
+
+    return keep
+
+
+def cases(p: Params) -> list[Case]:
+    """Every run of :func:`runs` once per seed; seed 1 of a figure's runs keeps its excerpt."""
+    return [
+        Case(run.label(s), bench_scenario(
+            f"05.E5.1-{run.label(s)}", config=run.config, tc1_mbps=run.pair[0], tc2_mbps=run.pair[1], duration_s=p.duration_s,
+            seed=s, l3_bytes=run.l3, switch=run.switch_keys(), bin_s=p.bin_s, generator_monitor=True),
+            _keeper(p, run, excerpt=_traced(p, run) and s == 1))
+        for run in runs(p)
+        for s in range(1, p.seeds + 1)
+    ]
+
+
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     table = _table(p, kept, main=True)
     sweeps = _table(p, kept, main=False)
     checks = _checks(p, kept, table)
@@ -150,9 +169,8 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                   "(1-ms bins, longest over the seeds and both flows).", table),
             Table("T5.1-sweeps", "The same for the side runs: forwarding jitter J, B_total of oq_cs, the speedup of voq_islip_gl, "
                   "B_sub of rr_simple, and 64-byte frames at 1000 + 1000.", sweeps),
-            Table("B-checklist-E5.1", "Which configuration shows which behaviour of spec 05 §2.8 that these runs test (yes/no; "
-                  "— where no run tests it), by the criteria of B-criteria-E5.1.", behaviours),
-            Table("B-criteria-E5.1", "The numeric criterion of each behaviour (CHOICE).", checklist05.criteria_table(list(behaviours.columns[1:]))),
+            *checklist05.tables("E5.1", "Which configuration shows which behaviour of spec 05 §2.8 that these runs test (yes/no; "
+                                "— where no run tests it)", behaviours),
         ],
         figures=figures,
         notes=[
@@ -164,22 +182,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
     )
 
 
-def _keeper(p: Params, run: Run, excerpt: bool) -> Any:
-    offered = {"flow1": float(run.pair[0]), "flow2": float(run.pair[1])}
-
-    def keep(r: Any) -> dict[str, Any]:
-        k = {"stats": run_stats(r.flows, offered, p.duration_s, p.window_s, p.bin_s), "conservation": r.summary["conservation"]["holds"]}
-        if excerpt:
-            n = int(round(p.duration_s / p.bin_s))
-            a, b = (int(round(x / p.bin_s)) for x in p.excerpt_s)
-            k["excerpt_Mbps"] = series(r.flows, OUTPUT, "flow1", p.bin_s, n).bytes[a:b] * 8 / p.bin_s / 1e6
-            k["excerpt_agg_Mbps"] = k["excerpt_Mbps"] + series(r.flows, OUTPUT, "flow2", p.bin_s, n).bytes[a:b] * 8 / p.bin_s / 1e6
-        return k
-
-    return keep
-
-
-def _row(p: Params, kept: dict[str, Any], run: Run) -> dict[str, Any]:
+def _row(p: Params, kept: Mapping[str, Any], run: Run) -> dict[str, Any]:
     st = [kept[run.label(s)]["stats"] for s in range(1, p.seeds + 1)]
     row: dict[str, Any] = {"config": run.config, "variant": run.variant, "TC1_Mbps": run.pair[0], "TC2_Mbps": run.pair[1]}
     for f, tag in (("flow1", "f1"), ("flow2", "f2")):
@@ -196,12 +199,12 @@ def _row(p: Params, kept: dict[str, Any], run: Run) -> dict[str, Any]:
     return row
 
 
-def _table(p: Params, kept: dict[str, Any], main: bool) -> pd.DataFrame:
+def _table(p: Params, kept: Mapping[str, Any], main: bool) -> pd.DataFrame:
     rows = [_row(p, kept, r) for r in runs(p) if (r.variant == "main") == main]
     return pd.DataFrame(rows)
 
 
-def _checks(p: Params, kept: dict[str, Any], table: pd.DataFrame) -> list[Check]:
+def _checks(p: Params, kept: Mapping[str, Any], table: pd.DataFrame) -> list[Check]:
     n = len(kept)
     holds = sum(1 for k in kept.values() if k["conservation"])
     under = table[table["TC1_Mbps"] + table["TC2_Mbps"] <= 1000]
@@ -224,7 +227,7 @@ def _checks(p: Params, kept: dict[str, Any], table: pd.DataFrame) -> list[Check]
     return checks
 
 
-def _figure(p: Params, kept: dict[str, Any], pair: Pair, letter: str, l3: int = 1500) -> Figure:
+def _figure(p: Params, kept: Mapping[str, Any], pair: Pair, letter: str, l3: int = 1500) -> Figure:
     t = p.excerpt_s[0] + p.bin_s * np.arange(int(round((p.excerpt_s[1] - p.excerpt_s[0]) / p.bin_s)))
 
     def draw(ax: Any, c: str) -> None:
@@ -253,7 +256,8 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )
 
-__all__ = ["EXPERIMENT", "FULL", "QUICK", "Params", "body"]
+__all__ = ["EXPERIMENT", "FULL", "QUICK", "Params", "cases", "analyse", "runs"]

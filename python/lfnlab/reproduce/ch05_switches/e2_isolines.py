@@ -13,16 +13,21 @@ Reduced mode (``--quick``, CHOICE): the spec's step of 100 Mbit/s and one repeti
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
+from ...bench_run import BenchResult
+from ...result import Result
+from ...scenario import Scenario
+from ..engine import BenchCase, Case, Experiment
+from ..measure import conserved
 from ..outcome import Check, Figure, Outcome, Table
 from ..path05 import bench_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
 from .common05 import CONFIGS_E51_E54, config_grid, run_stats
 
 #: Line rate in TC units (wire Mbit/s): the no-congestion line is TC1 + TC2 = R_line.
@@ -56,42 +61,65 @@ def _label(config: str, tc1: int, tc2: int, rep: int) -> str:
     return f"{config}-{tc1:04d}-{tc2:04d}-r{rep}"
 
 
-def _keeper(p: Params, tc1: int, tc2: int) -> Any:
+def _bench_label(config: str, tc1: int, tc2: int, rep: int) -> str:
+    """A grid point in the bench loop: no result directory; the label only has to differ from
+    the event-loop run of the same point (:func:`_label`, its directory under runs/)."""
+    return f"bench-{_label(config, tc1, tc2, rep)}"
+
+
+def _points(p: Params) -> list[tuple[str, int, int]]:
+    return [(c, a, b) for c in p.configs for a in p.rates for b in p.rates]
+
+
+def _spots(p: Params) -> list[tuple[str, int, int, int]]:
+    """The point SPOT of each configuration, repetition 1, when the grid has it."""
+    return [(c, *SPOT, 1) for c in p.configs if SPOT[0] in p.rates and SPOT[1] in p.rates]
+
+
+def _keeper(p: Params, tc1: int, tc2: int, with_flows: bool) -> Callable[[str, BenchResult], dict[str, Any]]:
+    """What the grid keeps of a point's bench run; ``with_flows`` adds its flows table, to
+    compare with the event-loop run of the same point."""
     offered = {f: float(tc) for f, tc in (("flow1", tc1), ("flow2", tc2)) if tc > 0}
 
-    def keep(r: Any) -> dict[str, Any]:
+    def keep(_label: str, r: BenchResult) -> dict[str, Any]:
         st = run_stats(r.flows, offered, p.duration_s, p.window_s, p.bin_s) if offered else {}
-        return {
-            "holds": bool(r.summary["conservation"]["holds"]),
+        got = {
+            "holds": conserved(r.summary),
             **{f"{f}_{k}": st[f][k] if f in st else float("nan") for f in ("flow1", "flow2") for k in ("ratio_out_in", "std_1ms_Mbps")},
         }
+        return {**got, "flows": r.flows} if with_flows else got
 
     return keep
 
 
-def _scenario(p: Params, config: str, tc1: int, tc2: int, rep: int) -> Any:
+def _scenario(p: Params, config: str, tc1: int, tc2: int, rep: int) -> Scenario:
     return bench_scenario(f"05.E5.2-{_label(config, tc1, tc2, rep)}", config=config, tc1_mbps=tc1, tc2_mbps=tc2,
                           duration_s=p.duration_s, seed=rep, bin_s=p.bin_s, generator_monitor=True)
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    points = [(c, a, b) for c in p.configs for a in p.rates for b in p.rates]
-    # Every grid point runs in the bench loop (docs/switches.md "Bench runs"); one point per
-    # configuration also runs in the event loop, into runs/, and the two flows tables must agree.
-    at = {_label(c, a, b, r): (c, a, b, r) for c, a, b in points for r in range(1, p.reps + 1)}
-    spots = sorted(_label(c, *SPOT, 1) for c in p.configs if SPOT[0] in p.rates and SPOT[1] in p.rates)
+def _flows(r: Result) -> pd.DataFrame:
+    return r.flows
 
-    def keep(label: str, r: Any) -> dict[str, Any]:
-        _, a, b, _ = at[label]
-        got = _keeper(p, a, b)(r)
-        return {**got, "flows": r.flows} if label in spots else got
 
-    kept = ctx.run_bench({label: (lambda k=k: _scenario(p, *k)) for label, k in at.items()}, keep)
-    spot_flows = ctx.run_keyed([Job(label, _scenario(p, *at[label])) for label in spots], {label: (lambda r: r.flows) for label in spots})
-    agree = sum(bool(kept[label]["flows"].equals(spot_flows[label])) for label in spots)
+def cases(p: Params) -> list[BenchCase | Case]:
+    """Every grid point runs in the bench loop (docs/switches.md "Bench runs"); one point per
+    configuration also runs in the event loop, into runs/, and the two flows tables must agree.
+    Both sets are fixed by ``p`` alone: the event-loop runs do not depend on the bench results."""
+    spots = _spots(p)
+    grid = [
+        BenchCase(_bench_label(c, a, b, rep), partial(_scenario, p, c, a, b, rep), _keeper(p, a, b, (c, a, b, rep) in spots))
+        for c, a, b in _points(p)
+        for rep in range(1, p.reps + 1)
+    ]
+    return [*grid, *(Case(_label(*k), _scenario(p, *k), _flows) for k in spots)]
+
+
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
+    spots = _spots(p)
+    agree = sum(bool(kept[_bench_label(*k)]["flows"].equals(kept[_label(*k)])) for k in spots)
     rows = []
-    for c, a, b in points:
-        got = [kept[_label(c, a, b, r)] for r in range(1, p.reps + 1)]
+    for c, a, b in _points(p):
+        got = [kept[_bench_label(c, a, b, r)] for r in range(1, p.reps + 1)]
         row: dict[str, Any] = {"config": c, "TC1_Mbps": a, "TC2_Mbps": b}
         for f, tag in (("flow1", "f1"), ("flow2", "f2")):
             for k, col in (("ratio_out_in", "ratio_out_in"), ("std_1ms_Mbps", "std_1ms_Mbps")):
@@ -181,7 +209,8 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )
 
-__all__ = ["EXPERIMENT", "FULL", "QUICK", "Params", "body"]
+__all__ = ["EXPERIMENT", "FULL", "QUICK", "Params", "cases", "analyse"]

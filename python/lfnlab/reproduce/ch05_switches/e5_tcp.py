@@ -14,20 +14,22 @@ Reduced mode (``--quick``, CHOICE): 8 s runs with flow 2 from 2 s (window [2, 8]
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 import pandas as pd
 
+from ...result import Result
+from ...scenario import Scenario
+from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
-from ..measure import goodput_bps, value_at
+from ..measure import conserved, goodput_bps, value_at
 from ..outcome import Check, Figure, Outcome, Table
 from ..path05t import AT_M, FLOWS, LINE_GOODPUT_BPS, tcp_bench_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
 from . import checklist05
-from .common05 import config_panels, series
+from .common05 import config_panels, conservation_check, series
 
 #: Required in E5.5 (spec 05 §2.2 table and §3 E5.5): the simple switch first.
 CONFIGS_E55 = ("rr_simple", "oq_cs", "voq_islip_gl", "voq_exh", "voq_islip_pi")
@@ -70,13 +72,13 @@ def runs(p: Params) -> list[Run]:
     return out
 
 
-def _keeper(p: Params) -> Any:
+def _keeper(p: Params) -> Callable[[Result], dict[str, Any]]:
     a, b = p.flow2_start_s, p.duration_s
     n = int(round(p.duration_s / p.bin_s))
 
-    def keep(r: Any) -> dict[str, Any]:
+    def keep(r: Result) -> dict[str, Any]:
         sw = r.summary["switches"][0]
-        k: dict[str, Any] = {"holds": bool(r.summary["conservation"]["holds"]), "memory_max_bytes": int(sw["memory_max_bytes"])}
+        k: dict[str, Any] = {"holds": conserved(r.summary), "memory_max_bytes": int(sw["memory_max_bytes"])}
         for f in FLOWS:
             rows = r.tcp[r.tcp["flow"] == f]
             k[f"{f}_goodput_Mbps"] = goodput_bps(rows, a, b) / 1e6
@@ -90,15 +92,20 @@ def _keeper(p: Params) -> Any:
     return keep
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs = []
-    for run in runs(p):
-        for s in range(1, p.seeds + 1):
-            switch = {"memory": f"{run.memory_mib}MiB"} if run.memory_mib is not None else None
-            jobs.append(Job(run.label(s), tcp_bench_scenario(
-                f"05.E5.5-{run.label(s)}", config=run.config, rtt_s=run.rtt_ms / 1e3, cc=run.cc, sack=run.sack,
-                duration_s=p.duration_s, flow2_start_s=p.flow2_start_s, seed=s, switch=switch, bin_s=p.bin_s)))
-    kept = ctx.run(jobs, keep=_keeper(p))
+def _scenario(p: Params, run: Run, seed: int) -> Scenario:
+    switch = {"memory": f"{run.memory_mib}MiB"} if run.memory_mib is not None else None
+    return tcp_bench_scenario(
+        f"05.E5.5-{run.label(seed)}", config=run.config, rtt_s=run.rtt_ms / 1e3, cc=run.cc, sack=run.sack,
+        duration_s=p.duration_s, flow2_start_s=p.flow2_start_s, seed=seed, switch=switch, bin_s=p.bin_s)
+
+
+def cases(p: Params) -> list[Case]:
+    """Every run of :func:`runs`, once per seed."""
+    keep = _keeper(p)
+    return [Case(run.label(s), _scenario(p, run, s), keep) for run in runs(p) for s in range(1, p.seeds + 1)]
+
+
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     per_run = _per_run(p, kept)
     main = per_run[per_run["B_total_MiB"].isna()]
     behaviours = checklist05.e55_behaviours(main, p.configs)
@@ -113,9 +120,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                   "memory peak, the largest srtt in the window, the standard deviation of each flow's 100-ms throughput at "
                   "M, its 100-ms bins at zero while the other flow ran, and Jain's fairness index of the two goodputs.",
                   per_run),
-            Table("B-checklist-E5.5", "B11 of spec 05 §2.8 per device, by the criteria of B-criteria-E5.5.", behaviours),
-            Table("B-criteria-E5.5", "The numeric criterion of each part of B11 (CHOICE).",
-                  checklist05.criteria_table(["B11v", "B11r", "B11s"])),
+            *checklist05.tables("E5.5", "B11 of spec 05 §2.8 per device", behaviours, each="each part of B11"),
         ],
         figures=[
             _throughput(p, kept, ("rr_simple",), "bic", 0, "a"),
@@ -134,7 +139,7 @@ def body(p: Params, ctx: RunContext) -> Outcome:
     )
 
 
-def _per_run(p: Params, kept: dict[str, Any]) -> pd.DataFrame:
+def _per_run(p: Params, kept: Mapping[str, Any]) -> pd.DataFrame:
     w = slice(int(round(p.flow2_start_s / p.bin_s)), int(round(p.duration_s / p.bin_s)))
     rows = []
     for run in runs(p):
@@ -170,17 +175,17 @@ def _layout(main: pd.DataFrame, what: str, rtts: tuple[int, ...], fmt: str) -> p
     return pd.DataFrame(out)
 
 
-def _checks(kept: dict[str, Any], main: pd.DataFrame) -> list[Check]:
+def _checks(kept: Mapping[str, Any], main: pd.DataFrame) -> list[Check]:
     agg = main["f1_goodput_Mbps"] + main["f2_goodput_Mbps"]
     bound = LINE_GOODPUT_BPS / 1e6
     return [
-        Check.equal("runs whose packet conservation holds", sum(1 for k in kept.values() if k["holds"]), len(kept), criterion="= every run"),
+        conservation_check([k["holds"] for k in kept.values()]),
         Check.within("largest aggregate goodput of the two flows, any run", float(agg.max()), None, bound * 1.001, unit="Mbit/s",
                      criterion=f"≤ R·MSS/W = {bound:.1f} Mbit/s (one 1 GbE output)"),
     ]
 
 
-def _throughput(p: Params, kept: dict[str, Any], configs: tuple[str, ...], cc: str, rtt: int, letter: str, srtt: bool = False) -> Figure:
+def _throughput(p: Params, kept: Mapping[str, Any], configs: tuple[str, ...], cc: str, rtt: int, letter: str, srtt: bool = False) -> Figure:
     per_s = int(round(1.0 / p.bin_s)) if p.duration_s >= 20 else 1
     t = np.arange(int(round(p.duration_s / p.bin_s))) * p.bin_s
 
@@ -233,7 +238,8 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )
 
-__all__ = ["EXPERIMENT", "FULL", "QUICK", "Params", "body", "runs", "CONFIGS_E55"]
+__all__ = ["EXPERIMENT", "FULL", "QUICK", "Params", "cases", "analyse", "runs", "CONFIGS_E55"]

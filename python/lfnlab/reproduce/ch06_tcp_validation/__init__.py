@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from . import (
     v1_goodput,
     v2_slow_start,

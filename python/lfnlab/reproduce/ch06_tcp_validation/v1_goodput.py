@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,8 +16,7 @@ from ..figures import finish_axes, new_figure
 from ..measure import flow_rows, goodput_bps, value_at
 from ..outcome import Check, Figure, Outcome, Table
 from ..path06 import FLOW, bdp_bytes, path_scenario, wire_bound_bps
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 
 #: Upper slack over the bound: goodput ≤ bound + 0.1 % (spec 06 §7 V1).
 UPPER_SLACK = 0.001
@@ -78,11 +78,17 @@ def _scenario(p: Params, cc: str) -> Scenario:
     )
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    def keep(r: Result) -> tuple[dict[str, Any], pd.DataFrame]:  # what the checks and the figure need
-        return r.summary, flow_rows(r.tcp, FLOW)[["t", "cwnd", "cwnd_min", "bytes_read", "fast_retrans", "snd_lim"]]
+def _keep(r: Result) -> tuple[dict[str, Any], pd.DataFrame]:
+    """What the checks and the figure need: the summary and the flow's trace columns."""
+    return r.summary, flow_rows(r.tcp, FLOW)[["t", "cwnd", "cwnd_min", "bytes_read", "fast_retrans", "snd_lim"]]
 
-    results = ctx.run([Job(cc, _scenario(p, cc)) for cc in p.ccs], keep)
+
+def cases(p: Params) -> list[Case]:
+    """One transfer per congestion control."""
+    return [Case(cc, _scenario(p, cc), _keep) for cc in p.ccs]
+
+
+def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
     bound = wire_bound_bps(p.rate_bps)
     out = Outcome()
     rows = []
@@ -169,5 +175,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -15,8 +16,7 @@ from ..figures import finish_axes, new_figure
 from ..measure import first_index, flow_rows
 from ..outcome import Check, Figure, Outcome, Table
 from ..path06 import FLOW, MSS_BYTES, bdp_segments, path_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 
 #: Quick-ACK budget cap of `linux_quickack` (spec 06 §3: q = min(16, n)).
 QUICKACK_MAX = 16
@@ -27,7 +27,9 @@ FIGURE_POINTS = 4000
 
 
 @dataclass(frozen=True)
-class Case:
+class AckCase:
+    """One of the cases (a)–(d) of spec 06 §7 V2: an ACK policy and the ABC limit L."""
+
     label: str
     ack_policy: str
     abc_l: int  # 0 = ∞
@@ -37,11 +39,11 @@ class Case:
         return "∞" if self.abc_l == 0 else str(self.abc_l)
 
 
-CASES = (
-    Case("a-per_segment", "per_segment", 1),
-    Case("b-delayed-L1", "delayed", 1),
-    Case("c-delayed-Linf", "delayed", 0),
-    Case("d-linux_quickack-L1", "linux_quickack", 1),
+ACK_CASES = (
+    AckCase("a-per_segment", "per_segment", 1),
+    AckCase("b-delayed-L1", "delayed", 1),
+    AckCase("c-delayed-Linf", "delayed", 0),
+    AckCase("d-linux_quickack-L1", "linux_quickack", 1),
 )
 
 
@@ -78,7 +80,7 @@ def rounds_quickack(bdp: float, iw: int, quickack_budget: int) -> int:
     return rounds
 
 
-def expected_rounds(case: Case, p: Params) -> tuple[int, str]:
+def expected_rounds(case: AckCase, p: Params) -> tuple[int, str]:
     """The expected rounds to reach the BDP and the formula that gives them."""
     bdp = bdp_segments(p.rate_bps, p.rtt_s)
     if case.ack_policy == "per_segment" or (case.ack_policy == "delayed" and case.abc_l != 1):
@@ -92,7 +94,7 @@ def expected_rounds(case: Case, p: Params) -> tuple[int, str]:
     return rounds_quickack(bdp, p.iw, budget), f"iterated, q = min(16, n) = {budget}"
 
 
-def _scenario(p: Params, case: Case, duration_s: float) -> Scenario:
+def _scenario(p: Params, case: AckCase, duration_s: float) -> Scenario:
     return path_scenario(
         f"06.V2-{case.label}",
         rate_bps=p.rate_bps,
@@ -126,16 +128,23 @@ def _measure(bdp: float) -> Callable[[Result], dict[str, Any]]:
     return keep
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
+def cases(p: Params) -> list[Case]:
+    """One lossless slow start per ACK case, each long enough for its expected growth plus
+    a margin, and the handshake."""
+    keep = _measure(bdp_segments(p.rate_bps, p.rtt_s))
+    return [
+        Case(c.label, _scenario(p, c, p.rtt_s * (expected_rounds(c, p)[0] + p.margin_rounds + 1)), keep)
+        for c in ACK_CASES
+    ]
+
+
+def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
     bdp = bdp_segments(p.rate_bps, p.rtt_s)
-    expected = {c.label: expected_rounds(c, p) for c in CASES}
-    # Long enough for the slowest expected growth plus a margin, and the handshake.
-    jobs = [Job(c.label, _scenario(p, c, p.rtt_s * (expected[c.label][0] + p.margin_rounds + 1))) for c in CASES]
-    results = ctx.run(jobs, _measure(bdp))
+    expected = {c.label: expected_rounds(c, p) for c in ACK_CASES}
     out = Outcome()
     rows = []
     fig, (ax,) = new_figure(1, 1, height=5.0)
-    for c, style in zip(CASES, LINESTYLES):
+    for c, style in zip(ACK_CASES, LINESTYLES):
         m = results[c.label]
         want, how = expected[c.label]
         retrans = m["summary"]["flows"][0]["retransmitted_segments"]
@@ -213,5 +222,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

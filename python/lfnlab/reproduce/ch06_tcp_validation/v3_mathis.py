@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,8 +16,7 @@ from ..figures import finish_axes, new_figure
 from ..measure import flow_rows, goodput_bps
 from ..outcome import Check, Figure, Outcome, Table
 from ..path06 import FLOW, MSS_BYTES, path_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 
 #: Allowed relative deviation from the formula (spec 06 §7 V3).
 TOLERANCE = 0.20
@@ -69,12 +69,27 @@ def _label(p: float) -> str:
     return f"p{p:.0e}".replace("-0", "-")
 
 
-def body(par: Params, ctx: RunContext) -> Outcome:
+def durations_s(par: Params) -> dict[float, float]:
+    """The run length of each loss probability."""
     if len(par.loss_p) != len(par.durations_s):
         raise ValueError("one duration per loss probability")
-    duration = dict(zip(par.loss_p, par.durations_s))
-    jobs = [
-        Job(
+    return dict(zip(par.loss_p, par.durations_s))
+
+
+def cases(par: Params) -> list[Case]:
+    """One long transfer per loss probability."""
+    duration = durations_s(par)
+
+    def keep(r: Result) -> dict[str, Any]:
+        rows = flow_rows(r.tcp, FLOW)
+        return {
+            "summary": r.summary,
+            "srtt_mean": float(rows["srtt"][rows["t"] >= par.measure_from_s].mean()),
+            "rows": rows[["t", "bytes_read"]],
+        }
+
+    return [
+        Case(
             _label(p),
             path_scenario(
                 f"06.V3-{_label(p)}",
@@ -91,19 +106,14 @@ def body(par: Params, ctx: RunContext) -> Outcome:
                 trace={"mode": "bin", "bin": "100ms"},
                 seed=par.seed,
             ),
+            keep,
         )
         for p in par.loss_p
     ]
 
-    def keep(r: Result) -> dict[str, Any]:
-        rows = flow_rows(r.tcp, FLOW)
-        return {
-            "summary": r.summary,
-            "srtt_mean": float(rows["srtt"][rows["t"] >= par.measure_from_s].mean()),
-            "rows": rows[["t", "bytes_read"]],
-        }
 
-    results = ctx.run(jobs, keep)
+def analyse(par: Params, results: Mapping[str, Any]) -> Outcome:
+    duration = durations_s(par)
     out = Outcome()
     table = []
     for p in par.loss_p:
@@ -197,5 +207,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,8 +15,7 @@ from ..figures import finish_axes, new_figure
 from ..measure import flow_rows, goodput_bps, wire_bits
 from ..outcome import Check, Figure, Outcome, Table
 from ..path06 import BOTTLENECK, FLOW, bdp_bytes, bdp_segments, path_scenario, wire_bound_bps
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 
 #: Expected busy fraction: a window sawtooth between W/2 and W averages 3/4 of W (spec 06 §7 V4).
 TARGET = 0.75
@@ -77,7 +77,17 @@ def congestion_events(rows: pd.DataFrame, after_s: float, merge_s: float) -> np.
     return np.array(events)
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
+def _keep(r: Result) -> dict[str, Any]:
+    """What the checks and the figure need: the summary, the bottleneck monitor's bins and the flow's trace columns."""
+    return {
+        "summary": r.summary,
+        "flows": r.flows,
+        "rows": flow_rows(r.tcp, FLOW)[["t", "cwnd", "cwnd_min", "cwnd_max", "fast_retrans", "rtos", "bytes_read"]],
+    }
+
+
+def cases(p: Params) -> list[Case]:
+    """One long transfer over the tiny buffer."""
     bdp = bdp_bytes(p.rate_bps, p.rtt_s)
     scenario = path_scenario(
         "06.V4",
@@ -93,15 +103,11 @@ def body(p: Params, ctx: RunContext) -> Outcome:
         trace={"mode": "bin", "bin": "10ms"},
         monitor_bin_s=p.monitor_bin_s,
     )
+    return [Case("aimd", scenario, _keep)]
 
-    def keep(r: Result) -> dict[str, Any]:
-        return {
-            "summary": r.summary,
-            "flows": r.flows,
-            "rows": flow_rows(r.tcp, FLOW)[["t", "cwnd", "cwnd_min", "cwnd_max", "fast_retrans", "rtos", "bytes_read"]],
-        }
 
-    m = ctx.run([Job("aimd", scenario)], keep)["aimd"]
+def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
+    m = results["aimd"]
     rows = m["rows"]
     span = p.duration_s - p.warmup_s
     busy = wire_bits(m["flows"], BOTTLENECK, p.warmup_s, p.duration_s) / (p.rate_bps * span)
@@ -195,5 +201,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

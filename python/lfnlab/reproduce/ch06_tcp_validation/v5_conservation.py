@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -9,13 +10,11 @@ import numpy as np
 import pandas as pd
 
 from ...result import Result
-from ...scenario import Scenario
 from .. import quantities as q
 from ..measure import flow_rows
 from ..outcome import Check, Outcome, Table
 from ..path06 import FLOW, bdp_bytes, path_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 
 
 @dataclass(frozen=True)
@@ -31,8 +30,8 @@ FULL = Params(rate_bps=1e8, rtt_s=0.02, duration_s=30.0)
 QUICK = Params(rate_bps=1e8, rtt_s=0.02, duration_s=3.0)
 
 
-def scenarios(p: Params) -> dict[str, Scenario]:
-    """A set that drives every drop cause and recovery path: tail drops (NewReno, CUBIC),
+def cases(p: Params) -> list[Case]:
+    """A set of runs that drives every drop cause and recovery path: tail drops (NewReno, CUBIC),
     random loss without SACK or timestamps, an outage with timeouts, a receive-window
     limit, delayed ACKs on a finite transfer, and the modern profile (PRR, fq + EDT pacing)."""
     bdp = bdp_bytes(p.rate_bps, p.rtt_s)
@@ -48,7 +47,7 @@ def scenarios(p: Params) -> dict[str, Scenario]:
         "start": q.time(p.duration_s / 3),
         "stop": q.time(p.duration_s / 3 + 1.5),
     }
-    return {
+    runs = {
         "tail-newreno": path_scenario(
             "06.V5-tail-newreno", queue=small, sndbuf_bytes=4 * bdp, rcvbuf_bytes=4 * bdp, **common
         ),
@@ -89,6 +88,7 @@ def scenarios(p: Params) -> dict[str, Scenario]:
             **common,
         ),
     }
+    return [Case(label, scenario, audit) for label, scenario in runs.items()]
 
 
 def audit(r: Result) -> dict[str, Any]:
@@ -125,8 +125,7 @@ def audit(r: Result) -> dict[str, Any]:
     }
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    results = ctx.run([Job(label, s) for label, s in scenarios(p).items()], audit)
+def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
     frame = pd.DataFrame([{"run": label, **a} for label, a in results.items()])
     n = len(frame)
     out = Outcome()
@@ -223,5 +222,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

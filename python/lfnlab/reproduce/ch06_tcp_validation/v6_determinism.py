@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,7 @@ import pandas as pd
 from ...result import RESULT_FILES, Result
 from ..outcome import Check, Outcome, Table
 from ..path06 import path_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 
 
 @dataclass(frozen=True)
@@ -62,10 +62,16 @@ def file_digests(directory: Path) -> dict[str, str]:
     return digests
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    jobs = [
-        # One name for all: the name is part of the scenario and of summary.json.
-        Job(
+def _keep(r: Result) -> dict[str, Any]:
+    """The summary, the digests of the result files, and the TCP trace's length."""
+    assert r.out_dir is not None
+    return {"summary": r.summary, "digests": file_digests(r.out_dir), "tcp_rows": len(r.tcp)}
+
+
+def cases(p: Params) -> list[Case]:
+    """The runs a–e of :data:`RUNS`; one name for all: the name is part of the scenario and of summary.json."""
+    return [
+        Case(
             label,
             path_scenario(
                 "06.V6",
@@ -81,15 +87,13 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                 trace=trace,
                 seed=p.other_seed if other else p.seed,
             ),
+            _keep,
         )
         for label, (trace, other) in RUNS.items()
     ]
 
-    def keep(r: Result) -> dict[str, Any]:
-        assert r.out_dir is not None
-        return {"summary": r.summary, "digests": file_digests(r.out_dir), "tcp_rows": len(r.tcp)}
 
-    results = ctx.run(jobs, keep)
+def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
     ref = results[REFERENCE]
     out = Outcome()
     rows = []
@@ -176,5 +180,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

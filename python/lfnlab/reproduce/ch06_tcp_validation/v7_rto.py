@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ...result import Result
 from ...scenario import Scenario
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..measure import flow_rows
 from ..outcome import Check, Figure, Outcome, Table
 from ..path06 import FLOW, path_scenario
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 
 #: Clock granularity of RFC 6298's G (spec 06 §2.6).
 G_S = 0.001
@@ -29,7 +30,10 @@ TAIL_S = 5.0
 
 
 @dataclass(frozen=True)
-class Case:
+class TimerCase:
+    """One timer configuration of spec 06 §2.6: the RTO formula, its bounds, and whether
+    timestamps give RTT samples of retransmitted data."""
+
     label: str
     formula: str
     rto_min_s: float
@@ -73,15 +77,16 @@ QUICK = Params(
 )
 
 
-def cases(p: Params) -> list[Case]:
+def timer_cases(p: Params) -> list[TimerCase]:
+    """`linux` and `rfc6298` with timestamps, and `linux` without them (Karn's rule)."""
     return [
-        Case("linux", "linux", p.linux_rto_min_s, p.linux_rto_max_s, True),
-        Case("rfc6298", "rfc6298", p.rfc_rto_min_s, p.rfc_rto_max_s, True),
-        Case("linux-no-timestamps", "linux", p.linux_rto_min_s, p.linux_rto_max_s, False),
+        TimerCase("linux", "linux", p.linux_rto_min_s, p.linux_rto_max_s, True),
+        TimerCase("rfc6298", "rfc6298", p.rfc_rto_min_s, p.rfc_rto_max_s, True),
+        TimerCase("linux-no-timestamps", "linux", p.linux_rto_min_s, p.linux_rto_max_s, False),
     ]
 
 
-def rto_after_first_sample(c: Case, r_s: float) -> float:
+def rto_after_first_sample(c: TimerCase, r_s: float) -> float:
     """RTO after the first sample R: SRTT = R, RTTVAR = R/2 (spec 06 §2.6)."""
     if c.formula == "linux":
         return min(r_s + max(4 * r_s / 2, c.rto_min_s), c.rto_max_s)
@@ -93,20 +98,28 @@ def backoff(first_s: float, rto_max_s: float, n: int) -> list[float]:
     return [min(first_s * 2**k, rto_max_s) for k in range(n)]
 
 
-def planned_timeouts(c: Case, p: Params) -> int:
+def planned_timeouts(c: TimerCase, p: Params) -> int:
     """Timeouts the outage should cause: doublings until rto_max, then ``timeouts_at_max`` more."""
     first = rto_after_first_sample(c, p.rtt_s)
     return math.ceil(math.log2(c.rto_max_s / first)) + p.timeouts_at_max if first < c.rto_max_s else p.timeouts_at_max
 
 
-def _scenario(c: Case, p: Params) -> tuple[Scenario, float]:
-    # The outage ends halfway through the last planned interval: every earlier retransmission
-    # is lost, the last one gets through and the transfer completes (setup only: the checks
-    # use the measured times).
-    n = planned_timeouts(c, p)
-    plan = backoff(rto_after_first_sample(c, p.rtt_s), c.rto_max_s, n)
-    stop = p.outage_start_s + p.rtt_s + sum(plan[:-1]) + plan[-1] / 2
-    duration = stop + plan[-1] + TAIL_S
+def planned_intervals(c: TimerCase, p: Params) -> list[float]:
+    """The intervals between the planned timeouts, from the RTO after the first sample."""
+    return backoff(rto_after_first_sample(c, p.rtt_s), c.rto_max_s, planned_timeouts(c, p))
+
+
+def outage_stop_s(c: TimerCase, p: Params) -> float:
+    """The outage ends halfway through the last planned interval: every earlier retransmission
+    is lost, the last one gets through and the transfer completes (setup only: the checks
+    use the measured times)."""
+    plan = planned_intervals(c, p)
+    return p.outage_start_s + p.rtt_s + sum(plan[:-1]) + plan[-1] / 2
+
+
+def _scenario(c: TimerCase, p: Params) -> Scenario:
+    stop = outage_stop_s(c, p)
+    duration = stop + planned_intervals(c, p)[-1] + TAIL_S
     tcp: dict[str, Any] = {
         "rto_formula": c.formula,
         "rto_min": q.time(c.rto_min_s),
@@ -132,10 +145,10 @@ def _scenario(c: Case, p: Params) -> tuple[Scenario, float]:
             "start": q.time(p.outage_start_s),
             "stop": q.time(round(stop, 3)),
         },
-    ), stop
+    )
 
 
-def analyse(rows: pd.DataFrame, outage_stop_s: float) -> dict[str, Any]:
+def read_timers(rows: pd.DataFrame, outage_stop_s: float) -> dict[str, Any]:
     """Read the timer behaviour from an event-mode trace."""
     t = rows["t"].to_numpy(dtype=float)
     srtt = rows["srtt"].to_numpy(dtype=float)
@@ -173,17 +186,24 @@ def analyse(rows: pd.DataFrame, outage_stop_s: float) -> dict[str, Any]:
     }
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    cs = cases(p)
-    built = {c.label: _scenario(c, p) for c in cs}
-    results = ctx.run([Job(label, s) for label, (s, _) in built.items()], lambda r: (r.summary, flow_rows(r.tcp, FLOW)))
+def _keep(r: Result) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The summary and the flow's event trace."""
+    return r.summary, flow_rows(r.tcp, FLOW)
+
+
+def cases(p: Params) -> list[Case]:
+    """One small transfer through an outage per timer case."""
+    return [Case(c.label, _scenario(c, p), _keep) for c in timer_cases(p)]
+
+
+def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
+    cs = timer_cases(p)
     out = Outcome()
     first_rows, timeout_rows, karn_rows = [], [], []
     fig, (ax,) = new_figure(1, 1, height=4.5)
     for c, style in zip(cs, ("o-", "s--", "^:")):
         summary, rows = results[c.label]
-        stop = built[c.label][1]
-        a = analyse(rows, stop)
+        a = read_timers(rows, outage_stop_s(c, p))
         want_first = rto_after_first_sample(c, p.rtt_s)
         first_rows.append(
             {
@@ -349,5 +369,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,8 +15,7 @@ from ..figures import finish_axes, new_figure
 from ..measure import flow_rows, goodput_bps, phi
 from ..outcome import Check, Figure, Outcome, Table
 from ..path06 import FLOW, bdp_bytes, path_scenario, wire_bound_bps
-from ..registry import Experiment
-from ..runner import Job, RunContext
+from ..engine import Case, Experiment
 
 TOLERANCE = 0.02
 
@@ -58,10 +58,23 @@ def _label(k: float) -> str:
     return f"rcvbuf-{k:g}bdp"
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
+def cases(p: Params) -> list[Case]:
+    """One lossless transfer per receive buffer."""
     bdp = bdp_bytes(p.rate_bps, p.rtt_s)
-    jobs = [
-        Job(
+
+    def keep(r: Result) -> dict[str, Any]:
+        rows = flow_rows(r.tcp, FLOW)
+        after = rows[rows["t"] >= p.measure_from_s]
+        return {
+            "summary": r.summary,
+            "goodput": goodput_bps(rows, p.measure_from_s, p.duration_s),
+            "rwnd_mean": float(after["rwnd"].mean()),
+            "srtt_mean": float(after["srtt"].mean()),
+            "rwnd_share": float((after["snd_lim"] == "rwnd").mean()),
+        }
+
+    return [
+        Case(
             _label(k),
             path_scenario(
                 f"06.V8-{_label(k)}",
@@ -76,22 +89,14 @@ def body(p: Params, ctx: RunContext) -> Outcome:
                 tcp={"adv_win_scale": p.adv_win_scale},
                 trace={"mode": "bin", "bin": "10ms"},
             ),
+            keep,
         )
         for k in p.rcvbuf_bdp
     ]
 
-    def keep(r: Result) -> dict[str, Any]:
-        rows = flow_rows(r.tcp, FLOW)
-        after = rows[rows["t"] >= p.measure_from_s]
-        return {
-            "summary": r.summary,
-            "goodput": goodput_bps(rows, p.measure_from_s, p.duration_s),
-            "rwnd_mean": float(after["rwnd"].mean()),
-            "srtt_mean": float(after["srtt"].mean()),
-            "rwnd_share": float((after["snd_lim"] == "rwnd").mean()),
-        }
 
-    results = ctx.run(jobs, keep)
+def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
+    bdp = bdp_bytes(p.rate_bps, p.rtt_s)
     bound = wire_bound_bps(p.rate_bps)
     f = phi(p.adv_win_scale)
     out = Outcome()
@@ -168,5 +173,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )

@@ -4,7 +4,7 @@ network namespaces."""
 
 from __future__ import annotations
 
-from ..registry import Experiment
+from ..engine import Experiment
 from .m1_matrix import EXPERIMENT as M1
 
 __all__ = ["EXPERIMENTS"]

@@ -15,25 +15,27 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Optional
 
 import pandas as pd
 
 from ...compare.cell import RUNS_DIR, Cell, Collected, collect, plan_cell
 from ...compare.figures import goodput_axes, trace_axes
 from ...compare.report import MEASURED, percent
-from ...compare.runs import KernelJob, run_kernel
+from ...compare.runs import KernelJob, KernelOutcome, run_kernel
 from ...compare.summary import matrix_row
 from ... import build as b
 from ...scenario import Scenario
+from ...sweep.execute import Backend
+from ...sweep.progress import Progress
+from ..engine import Case, Experiment
 from ..figures import new_figure
 from ..outcome import Check, Figure, Outcome, RunRecord, Table
-from ..registry import Experiment
-from ..runner import Job, RunContext
 
-__all__ = ["EXPERIMENT", "Params", "cell_scenario", "FULL", "QUICK"]
+__all__ = ["EXPERIMENT", "Params", "cell_scenario", "cases", "analyse", "TestbedExperiment", "FULL", "QUICK"]
 
 KIB = 1024
 
@@ -108,31 +110,23 @@ def _cells(p: Params) -> list[Cell]:
     ]
 
 
-def _interleaved(cells: Sequence[Cell], ctx: RunContext) -> list[KernelJob]:
+def _interleaved(cells: Sequence[Cell], out: Path) -> list[KernelJob]:
     """Repetition 1 of every cell, then repetition 2, …"""
-    per_cell = [c.kernel_jobs(ctx.out) for c in cells]
+    per_cell = [c.kernel_jobs(out) for c in cells]
     return [jobs[r] for r in range(max(len(j) for j in per_cell)) for jobs in per_cell if r < len(jobs)]
 
 
-def body(p: Params, ctx: RunContext) -> Outcome:
-    from ...testbed.lab import check_host
+def cases(p: Params) -> list[Case]:
+    """The simulator's side: every cell's repetitions (the kernel's side runs after them, on
+    the testbed: :class:`TestbedExperiment`)."""
+    return [Case(label, sc) for c in _cells(p) for label, sc in c.sim_scenarios().items()]
 
-    check_host()  # before any run: no testbed, no half-made output
+
+def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
+    """``kept``: the simulator's Results under the cells' simulator labels and the testbed's
+    KernelOutcomes under their kernel labels."""
     cells = _cells(p)
-    wall0 = time.monotonic()
-    sim_jobs = [Job(label, sc) for c in cells for label, sc in c.sim_scenarios().items()]
-    sims = ctx.run(sim_jobs)
-    sim_s = time.monotonic() - wall0
-    (ctx.out / RUNS_DIR).mkdir(parents=True, exist_ok=True)
-    # One transfer at a time whatever --workers says (it sets the simulator's workers):
-    # two labs at once overload a small host and skew the kernel's side (docs/compare.md).
-    kernel = {k.job.label: k for k in run_kernel(_interleaved(cells, ctx), TESTBED_LABS, _say)}
-    wall_s = time.monotonic() - wall0
-    for label, k in sorted(kernel.items()):
-        if k.result is not None:
-            ctx.records.append(RunRecord(label, f"{RUNS_DIR}/{label}", k.result.summary))
-    ctx.records.sort(key=lambda r: r.label)
-    collected = {c.key: collect(c, sims, kernel) for c in cells}
+    collected = {c.key: collect(c, kept, kept) for c in cells}
     out = Outcome()
     matrix = _matrix(p, cells, collected)
     runs = pd.concat([col.rows for col in collected.values()], ignore_index=True)
@@ -155,12 +149,10 @@ def body(p: Params, ctx: RunContext) -> Outcome:
             digits=5,
         ),
     ]
-    out.checks += _checks(p, cells, sims, runs)
+    out.checks += _checks(p, cells, [kept[label] for c in cells for label in c.sim_labels], runs)
     out.figures += [_goodput_figure(cells, collected), _trace_figure(cells, collected, "cwnd"), _trace_figure(cells, collected, "pacing_rate")]
     flagged = matrix[matrix["outside_band"]]
     out.notes += [
-        f"Wall time: {wall_s:.0f} s for the whole matrix ({sim_s:.0f} s of it the simulator's runs, on {ctx.workers} "
-        "worker(s)); the testbed ran one transfer at a time, each run's setup overlapping the previous run's close.",
         (
             "Cells where the simulator's median goodput lies outside ± "
             f"{p.tolerance:.0%} of the kernel's: "
@@ -196,7 +188,7 @@ def _matrix(p: Params, cells: Sequence[Cell], collected: dict[str, Collected]) -
     return pd.DataFrame(rows)
 
 
-def _checks(p: Params, cells: Sequence[Cell], sims: dict[str, Any], runs: pd.DataFrame) -> list[Check]:
+def _checks(p: Params, cells: Sequence[Cell], sims: Sequence[Any], runs: pd.DataFrame) -> list[Check]:
     from ...compare.runs import KERNEL
 
     n = sum(c.repetitions for c in cells)
@@ -205,7 +197,7 @@ def _checks(p: Params, cells: Sequence[Cell], sims: dict[str, Any], runs: pd.Dat
     valid = done[done["valid"].astype(bool)]
     checks = [
         Check.equal("simulator runs whose packet conservation holds",
-                    sum(1 for r in sims.values() if r.summary["conservation"]["holds"]), n, criterion=f"= {n} (every run)"),
+                    sum(1 for r in sims if r.summary["conservation"]["holds"]), n, criterion=f"= {n} (every run)"),
         Check.equal("testbed runs completed", len(done), n, criterion=f"= {n} (every run)"),
         # Issue 11: a run on an overloaded host is reported, not judged (its identity is
         # in T-M1-runs; one relay 12 ms late dropped 3 % more than was retransmitted).
@@ -254,7 +246,44 @@ def _trace_figure(cells: Sequence[Cell], collected: dict[str, Collected], column
     return Figure(name, f"The {what} of every run per cell against time (kernel: `ss -tin` at 10 Hz).", fig)
 
 
-EXPERIMENT = Experiment(
+@dataclass(frozen=True)
+class TestbedExperiment(Experiment):
+    """An :class:`~..engine.Experiment` with a second side on the testbed: after the engine
+    has run the simulator's cases, and before the analysis, the kernel runs every cell
+    (:func:`run_kernel`, one transfer at a time whatever ``workers`` says: it sets the
+    simulator's workers; two labs at once overload a small host and skew the kernel's side,
+    docs/compare.md). Their outcomes join ``kept`` under the kernel labels; their results go
+    to ``runs/`` beside the simulator's and into the run records."""
+
+    def run(
+        self, quick: bool, workers: int, out: Path, resume: bool = False, progress: Optional[Progress] = None, backend: Optional[Backend] = None
+    ) -> Outcome:
+        from ...testbed.lab import check_host
+
+        check_host()  # before any run: no testbed, no half-made output
+        wall0 = time.monotonic()
+        kernel: dict[str, KernelOutcome] = {}
+
+        def then_kernel(p: Params, sims: Mapping[str, Any]) -> Outcome:
+            sim_s = time.monotonic() - wall0
+            (out / RUNS_DIR).mkdir(parents=True, exist_ok=True)
+            kernel.update((k.job.label, k) for k in run_kernel(_interleaved(_cells(p), out), TESTBED_LABS, _say))
+            wall_s = time.monotonic() - wall0
+            outcome = self.analyse(p, dict(sorted({**sims, **kernel}.items())))
+            outcome.notes.insert(
+                0,
+                f"Wall time: {wall_s:.0f} s for the whole matrix ({sim_s:.0f} s of it the simulator's runs, on {workers} "
+                "worker(s)); the testbed ran one transfer at a time, each run's setup overlapping the previous run's close.",
+            )
+            return outcome
+
+        outcome = Experiment.run(replace(self, analyse=then_kernel), quick, workers, out, resume, progress, backend)
+        done = [RunRecord(label, f"{RUNS_DIR}/{label}", k.result.summary) for label, k in sorted(kernel.items()) if k.result is not None]
+        outcome.runs = sorted([*outcome.runs, *done], key=lambda r: r.label)
+        return outcome
+
+
+EXPERIMENT = TestbedExperiment(
     id="real.M1",
     title="simulator vs real Linux TCP",
     summary="100 Mbit/s, RTT 100 ms, 128 or 512 KiB drop-tail, reno/cubic/bbr unpaced and with internal pacing, 15 s: "
@@ -269,5 +298,6 @@ EXPERIMENT = Experiment(
     ),
     full=FULL,
     quick=QUICK,
-    body=body,
+    cases=cases,
+    analyse=analyse,
 )
