@@ -18,7 +18,7 @@ from .scenario import Scenario
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["BenchResult", "run_bench"]
+__all__ = ["BenchResult", "run_bench", "bench_result"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,4 +43,10 @@ def run_bench(scenario: Scenario) -> BenchResult:
     Raises InvalidInputError, or SimulationError naming why a scenario is not a bench.
     """
     summary_json, flows = _native.run_bench(scenario.to_toml(), scenario.origin)
-    return BenchResult(summary=json.loads(summary_json), flows=_frame_from_ipc(flows))
+    return bench_result(summary_json, flows)
+
+
+def bench_result(summary_json: str | bytes, flows_ipc: bytes) -> BenchResult:
+    """A BenchResult from the bench loop's two parts: the summary JSON and the flows as an
+    Arrow IPC stream (as a sweep worker sends them back, ``sweep.task.BENCH_FILES``)."""
+    return BenchResult(summary=json.loads(summary_json), flows=_frame_from_ipc(flows_ipc))

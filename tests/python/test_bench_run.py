@@ -39,3 +39,39 @@ def test_other_shapes_are_refused_with_the_reason() -> None:
     )
     with pytest.raises(lfnlab.SimulationError, match="not a generator bench: it has 0 switches"):
         run_bench(d)
+
+
+def test_a_sweep_backend_runs_bench_cases_as_local_threads_do(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`reproduce --dask` sends 05.E5.2's bench grid to the sweep's workers
+    (sweep.task.run_resolved_bench); what comes back is what the local bench loop gives, and
+    a run that fails names its label."""
+    from lfnlab.reproduce.runner import RunContext
+    from lfnlab.sweep.execute import LocalPool
+
+    builds = {
+        f"tc{tc}": (lambda tc=tc: bench_scenario(f"b{tc}", config="oq_dt", tc1_mbps=tc, tc2_mbps=500, duration_s=0.2, seed=3, bin_s=0.01))
+        for tc in (700, 300)
+    }
+
+    def keep(label: str, r):  # type: ignore[no-untyped-def]
+        return r.summary["flows"], r.summary["conservation"], r.flows
+
+    here = RunContext(out=tmp_path / "a", workers=2, quick=True).run_bench(builds, keep)
+    remote = RunContext(out=tmp_path / "b", workers=2, quick=True, backend=LocalPool(2))
+    there = remote.run_bench(builds, keep)
+    assert list(here) == list(there) == ["tc300", "tc700"]
+    for label in here:
+        assert here[label][:2] == there[label][:2]
+        assert here[label][2].equals(there[label][2])
+    assert (remote.tally.total, remote.tally.done_now) == (2, 2)
+    not_a_bench = lfnlab.Scenario.from_dict(
+        {
+            "sim": {"duration": "10ms"},
+            "node": [{"name": "a", "kind": "host"}, {"name": "b", "kind": "host"}],
+            "link": [{"from": "a", "to": "b", "rate": "1Gbps", "delay": "1ms"}],
+            "flow": [{"name": "f", "kind": "udp_cbr", "from": "a", "to": "b", "rate": "100Mbps"}],
+        }
+    )
+    failing = RunContext(out=tmp_path / "c", workers=1, quick=True, backend=LocalPool(1))
+    with pytest.raises(lfnlab.SimulationError, match="bench run odd on 1 local worker: .*not a generator bench"):
+        failing.run_bench({"odd": lambda: not_a_bench, **builds}, keep)

@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ..bench_run import BenchResult, run_bench
+from ..bench_run import BenchResult, bench_result, run_bench
 from ..errors import SimulationError
 from ..result import Result, load_result, run, stopped_early
 from ..scenario import Scenario
 from ..sweep.execute import Backend, ResolvedJob
 from ..sweep.progress import NoProgress, Progress, Tally
-from ..sweep.task import DONE, write_tree
+from ..sweep.task import BENCH_FILES, DONE, write_tree
 from .outcome import RunRecord
 
 __all__ = ["Job", "RunContext", "run_all", "default_workers"]
@@ -278,14 +278,19 @@ class RunContext:
         self.records.sort(key=lambda r: r.label)
         return kept
 
-    def run_bench(self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any], planned: bool = False) -> dict[str, Any]:
+    def run_bench(
+        self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any], planned: bool = False
+    ) -> dict[str, Any]:
         """Run generator bench scenarios with the bench loop (:func:`lfnlab.bench_run.run_bench`),
-        each built in its worker by ``builds[label]()``: no result directories and no run
-        records. Returns ``{label: keep(label, result)}`` in label order; if runs fail, the
-        error of the first failing label is raised."""
-
+        each built by ``builds[label]()``: no result directories and no run records. On local
+        threads the scenario is built in the worker thread; with a backend it is built here
+        and sent to the workers, whose summary and flows come back. Returns
+        ``{label: keep(label, result)}`` in label order; if runs fail, the error of the
+        first failing label is raised. ``planned``: already counted in the tally."""
         if not planned:
             self._planned(len(builds))
+        if self.backend is not None:
+            return self._bench_on_backend(builds, keep)
 
         def one(label: str) -> Any:
             kept = keep(label, run_bench(builds[label]()))
@@ -293,6 +298,25 @@ class RunContext:
             return kept
 
         return _in_pool(sorted(builds), one, self.workers)
+
+    def _bench_on_backend(self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any]) -> dict[str, Any]:
+        assert self.backend is not None
+        scenarios = {label: builds[label]() for label in sorted(builds)}
+        jobs = [ResolvedJob(label, s.to_toml(), s.origin, None, bench=True) for label, s in scenarios.items()]
+        kept: dict[str, Any] = {}
+        errors: dict[str, Exception] = {}
+        for done in self.backend.run_resolved(jobs):
+            label = done.job.run_id
+            if done.outcome is None or done.outcome.status != DONE or done.outcome.files is None:
+                why = done.lost if done.outcome is None else done.outcome.error
+                errors[label] = SimulationError(f"bench run {label} on {self.backend.describe()}: {why}")
+                continue
+            summary_json, flows = (done.outcome.files[name] for name in BENCH_FILES)
+            kept[label] = keep(label, bench_result(summary_json, flows))
+            self._finished(False)
+        for label in sorted(errors):  # label order: the same error whatever finished first
+            raise errors[label]
+        return {label: kept[label] for label in sorted(builds)}
 
     def run_keyed(self, jobs: Sequence[Job], keeps: Mapping[str, Callable[[Result], Any]]) -> dict[str, Any]:
         """:meth:`run` with a ``keep`` per job, looked up by its label (the run's directory name)."""

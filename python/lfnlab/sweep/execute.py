@@ -33,7 +33,7 @@ from typing import Any, Optional, Protocol, Union
 
 from ..errors import LfnlabError
 from .plan import BaseScenario, Point
-from .task import Outcome, run_point, run_resolved
+from .task import Outcome, run_point, run_resolved, run_resolved_bench
 
 __all__ = ["Job", "ResolvedJob", "Finished", "Backend", "LocalPool", "DaskCluster", "SweepBackendError", "make_backend", "default_workers"]
 
@@ -59,6 +59,9 @@ class ResolvedJob:
     toml: str
     origin: str
     stage_dir: Optional[Path] = None
+    #: Run it on the generator bench loop (:func:`.task.run_resolved_bench`): no result
+    #: directory, the files always come back as bytes.
+    bench: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,13 @@ _Call = tuple[Union[Job, ResolvedJob], Callable[..., Outcome], tuple[Any, ...]]
 
 def _stage(job: Union[Job, ResolvedJob]) -> Optional[str]:
     return None if job.stage_dir is None else os.fspath(job.stage_dir)
+
+
+def _resolved_call(job: ResolvedJob, stage_dir: Optional[str]) -> _Call:
+    """The worker's call for a resolved job: a scenario run, or a bench run."""
+    if job.bench:
+        return (job, run_resolved_bench, (job.run_id, job.toml, job.origin))
+    return (job, run_resolved, (job.run_id, job.toml, job.origin, stage_dir))
 
 
 class Backend(Protocol):
@@ -116,7 +126,7 @@ class LocalPool:
         return self._execute([(job, run_point, (base, job.point.run_id, job.point.sets, _stage(job))) for job in jobs])
 
     def run_resolved(self, jobs: Sequence[ResolvedJob]) -> Iterator[Finished]:
-        return self._execute([(job, run_resolved, (job.run_id, job.toml, job.origin, _stage(job))) for job in jobs])
+        return self._execute([_resolved_call(job, _stage(job)) for job in jobs])
 
     def _execute(self, calls: Sequence[_Call]) -> Iterator[Finished]:
         if not calls:
@@ -214,7 +224,7 @@ class DaskCluster:
         """Each job's files come back as bytes (the workers may not share the client's disk)."""
         if not jobs:
             return iter(())
-        return self._execute(lambda client: [(job.run_id, (job, run_resolved, (job.run_id, job.toml, job.origin, None))) for job in jobs])
+        return self._execute(lambda client: [(job.run_id, _resolved_call(job, None)) for job in jobs])
 
     def _execute(self, make_calls: Callable[[Any], list[tuple[str, _Call]]]) -> Iterator[Finished]:
         from distributed import as_completed as dask_completed

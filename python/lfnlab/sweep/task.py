@@ -29,7 +29,7 @@ from .. import _native
 from ..errors import LfnlabError, OutputError
 from .plan import BaseScenario
 
-__all__ = ["Outcome", "run_point", "run_resolved", "DONE", "FAILED"]
+__all__ = ["Outcome", "run_point", "run_resolved", "run_resolved_bench", "BENCH_FILES", "DONE", "FAILED"]
 
 DONE = "done"
 FAILED = "failed"
@@ -116,6 +116,25 @@ def run_resolved(run_id: str, toml: str, origin: str, stage_dir: Optional[str] =
                 files = _read_tree(scratch / "run")
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
+        status, error = DONE, None
+    except Exception as e:  # the run's own failure: recorded, never raised
+        status, error, files = FAILED, _error_text(e), None
+    return _outcome(run_id, started, scenario_sha256, status, error, files)
+
+
+#: The files of a generator bench run (no result directory: spec 05 §2.6): its summary
+#: JSON and its per-bin flow counters as an Arrow IPC stream (:mod:`lfnlab.bench_run`).
+BENCH_FILES = ("summary.json", "flows.arrows")
+
+
+def run_resolved_bench(run_id: str, toml: str, origin: str) -> Outcome:
+    """Run the resolved generator bench scenario ``toml`` on the bench loop and report its
+    two parts as :data:`BENCH_FILES` (05.E5.2's grid on a sweep backend)."""
+    started = time.perf_counter()
+    scenario_sha256 = hashlib.sha256(toml.encode("utf-8")).hexdigest()
+    try:
+        summary_json, flows = _native.run_bench(toml, origin)
+        files: Optional[dict[str, bytes]] = dict(zip(BENCH_FILES, (summary_json.encode("utf-8"), bytes(flows))))
         status, error = DONE, None
     except Exception as e:  # the run's own failure: recorded, never raised
         status, error, files = FAILED, _error_text(e), None
