@@ -8,7 +8,7 @@ import pytest
 
 import lfnlab
 from lfnlab.bench_run import run_bench
-from lfnlab.reproduce.path05 import bench_scenario
+from lfnlab.reproduce.ch05_switches.path05 import bench_scenario
 
 pytestmark = pytest.mark.engine
 

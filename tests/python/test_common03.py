@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from lfnlab.reproduce.path03 import ACKS_IN, SENDER_NIC
+from lfnlab.reproduce.ch03_end_node_rate_control.path03 import ACKS_IN, SENDER_NIC
 from lfnlab.reproduce.ch03_end_node_rate_control import common03 as c
 
 

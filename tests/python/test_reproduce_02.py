@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lfnlab.reproduce import path02
+from lfnlab.reproduce.ch02_quick_start import path02
 from lfnlab.reproduce.ch02_quick_start import common02 as c2
 from lfnlab.reproduce.ch02_quick_start import e1_traces as e1
 from lfnlab.reproduce.ch02_quick_start import e2_speedup as e2

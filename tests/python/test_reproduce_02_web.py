@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lfnlab.reproduce import path02
+from lfnlab.reproduce.ch02_quick_start import path02
 from lfnlab.reproduce.ch02_quick_start import e3_web_one_user as e3
 from lfnlab.reproduce.ch02_quick_start import e4_users as e4
 from lfnlab.reproduce.ch02_quick_start import e5_restricted as e5

@@ -20,7 +20,7 @@ from lfnlab.reproduce.ch03_end_node_rate_control import f3_disk as f3
 from lfnlab.reproduce.ch03_end_node_rate_control import f5_cps as f5
 from lfnlab.reproduce.ch03_end_node_rate_control import f6_handover as f6
 from lfnlab.reproduce.ch03_end_node_rate_control import f7_ipg_cps as f7
-from lfnlab.reproduce.ch03_end_node_rate_control import fcommon as fc
+from lfnlab.reproduce.ch03_end_node_rate_control import f_common as fc
 from lfnlab.reproduce.ch03_end_node_rate_control.f_series import EXPERIMENTS
 from support import passed_checks, run_cli, run_quick_forms
 
@@ -138,7 +138,7 @@ def test_f5_and_f6_cps_rounds(quick_outputs: dict[str, tuple[Path, subprocess.Co
     assert list(w["rtt_index"]) == [-1, 0, 1, 2]
 
 
-# ------------------------------------------------------------------ fcommon (no engine)
+# ------------------------------------------------------------------ f_common (no engine)
 
 
 def test_seeds_and_labels() -> None:

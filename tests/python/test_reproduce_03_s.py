@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from lfnlab.reproduce.path03 import sgrid_scenario, stwo_scenario, tcp_nic_qdisc
+from lfnlab.reproduce.ch03_end_node_rate_control.path03 import sgrid_scenario, stwo_scenario, tcp_nic_qdisc
 from lfnlab.reproduce.ch03_end_node_rate_control import s1_grid as s1
 from lfnlab.reproduce.ch03_end_node_rate_control import s2_two_streams as s2
 from support import passed_checks, run_cli, run_quick_forms

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from lfnlab.reproduce import path04 as p4
+from lfnlab.reproduce.ch04_ten_gig_hosts import path04 as p4
 from lfnlab.reproduce.ch04_ten_gig_hosts import e1_buffer_sweep as e1
 from lfnlab.reproduce.ch04_ten_gig_hosts import e3_startup as e3
 from lfnlab.reproduce.ch04_ten_gig_hosts import e4_window_requirement as e4
@@ -23,7 +23,7 @@ from lfnlab.reproduce.ch04_ten_gig_hosts import e6_packet_rate as e6
 from lfnlab.reproduce.ch04_ten_gig_hosts.cpu04 import core_shares, host_cpu
 from lfnlab.reproduce.ch04_ten_gig_hosts import e7_real_routes as e7
 from lfnlab.reproduce.ch04_ten_gig_hosts import e8_txqueuelen as e8
-from lfnlab.reproduce import path04r as p4r
+from lfnlab.reproduce.ch04_ten_gig_hosts import path04_real_routes as p4r
 from lfnlab.reproduce.ch04_ten_gig_hosts.common04 import edge_allowance, phi, window_rate_bps
 from support import passed_checks, run_cli, run_quick_forms
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from lfnlab import _native
 from lfnlab.errors import InvalidInputError
-from lfnlab.reproduce import path05 as p5
+from lfnlab.reproduce.ch05_switches import path05 as p5
 from support import passed_checks, run_cli, run_quick_forms
 
 IDS = ["05.E5.0", "05.E5.1", "05.E5.2", "05.E5.3", "05.E5.4", "05.E5.5"]
@@ -192,7 +192,7 @@ def test_e55_quick_form_fills_tables_ii_and_iii_for_every_cc_sack_and_device(qui
 
 
 def test_e55_bench_refuses_an_unknown_cc_and_delays_half_the_rtt_each_way() -> None:
-    from lfnlab.reproduce import path05t as pt
+    from lfnlab.reproduce.ch05_switches import path05_tcp as pt
 
     with pytest.raises(ValueError, match="cc"):
         pt.tcp_bench_dict("x", config="oq_cs", rtt_s=0.05, cc="cubic", sack=True, duration_s=1, flow2_start_s=0.5, seed=1)
@@ -208,7 +208,7 @@ def test_e55_bench_refuses_an_unknown_cc_and_delays_half_the_rtt_each_way() -> N
 def test_busy_windows_on_a_zero_delay_path_are_one_millisecond(tmp_path: Path) -> None:
     # docs/choices.md busy.parquet: windows of the base RTT, at least 1 ms.
     import lfnlab
-    from lfnlab.reproduce import path05t as pt
+    from lfnlab.reproduce.ch05_switches import path05_tcp as pt
 
     s = pt.tcp_bench_scenario("busy", config="oq_cs", rtt_s=0.0, cc="bic", sack=True, duration_s=0.05, flow2_start_s=0.01, seed=1)
     import pandas as pd

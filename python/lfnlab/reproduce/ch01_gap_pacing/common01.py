@@ -17,7 +17,7 @@ import pandas as pd
 from .. import measure
 from ..measure import wire_bound_bps
 from ..outcome import Check
-from ..path01 import BOTTLENECK, FLOW, FRAME_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
+from .path01 import BOTTLENECK, FLOW, FRAME_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
 
 __all__ = [
     "Pacing",

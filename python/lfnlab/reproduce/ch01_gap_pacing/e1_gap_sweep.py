@@ -33,7 +33,7 @@ from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..engine import Case, Experiment
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
-from ..path01 import FRAME_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
+from .path01 import FRAME_BYTES, NIC_BYTES_PER_S, WIRE_BYTES
 from .common01 import MB, host_entry
 
 #: |measured − theory|/theory allowed at every point (the issue's acceptance for E1).

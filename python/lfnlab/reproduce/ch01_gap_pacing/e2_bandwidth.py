@@ -16,7 +16,7 @@ from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import WIRE_OVERHEAD_BYTES, conserved
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table, verdict
-from ..path01 import BOTTLENECK, MONITOR_M, NIC_BYTES_PER_S, WIRE_BYTES, path_scenario
+from .path01 import BOTTLENECK, MONITOR_M, NIC_BYTES_PER_S, WIRE_BYTES, path_scenario
 from .common01 import (
     MB,
     PACINGS,

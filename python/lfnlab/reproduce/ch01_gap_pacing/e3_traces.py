@@ -21,7 +21,7 @@ from ..engine import Case, Experiment
 from ..figures import new_figure
 from ..measure import WIRE_OVERHEAD_BYTES
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table, verdict
-from ..path01 import BOTTLENECK, MONITOR_M, NIC_BYTES_PER_S, WIRE_BYTES, path_scenario
+from .path01 import BOTTLENECK, MONITOR_M, NIC_BYTES_PER_S, WIRE_BYTES, path_scenario
 from .common01 import (
     MB,
     NIC_FRAME_BYTES_PER_S,

@@ -18,7 +18,7 @@ from ...scenario import Scenario
 from ..engine import Case, Experiment
 from ..measure import WIRE_OVERHEAD_BYTES
 from ..outcome import Check, Outcome, Table, expectation, expectations_table, verdict
-from ..path01 import FLOW, NIC_BYTES_PER_S, path_scenario, ipg_qdisc
+from .path01 import FLOW, NIC_BYTES_PER_S, path_scenario, ipg_qdisc
 from .common01 import (
     MB,
     advertised_window,

@@ -42,7 +42,7 @@ from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import WIRE_OVERHEAD_BYTES
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
-from ..path01 import HOST_TCP, NIC_BYTES_PER_S, PROFILE, WIRE_BYTES, ipg_qdisc, path_scenario
+from .path01 import HOST_TCP, NIC_BYTES_PER_S, PROFILE, WIRE_BYTES, ipg_qdisc, path_scenario
 from .common01 import MB, flow_entry, goodput_bound, host_entry, queue_entry
 
 #: V1b/V1c per-class rate tolerance and line-use tolerance (spec 01 §3 V1; the issue's V1 acceptance).

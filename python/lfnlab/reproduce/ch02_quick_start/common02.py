@@ -19,7 +19,7 @@ from ...models import quickstart
 from .. import measure
 from ..measure import conserved, ran_whole
 from ..outcome import Check, expectation, expectations_table, shown
-from ..path02 import FLOW, IP_PACKET_BYTES, L2_HEADER_BYTES, RATE_BPS, WIRE_BYTES, qs_rate_bps
+from .path02 import FLOW, IP_PACKET_BYTES, L2_HEADER_BYTES, RATE_BPS, WIRE_BYTES, qs_rate_bps
 
 __all__ = [
     "MBPS",

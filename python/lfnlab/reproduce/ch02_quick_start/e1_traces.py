@@ -27,7 +27,7 @@ from ...result import Result
 from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
-from ..path02 import CCS, DATA_LINK, FLOW, IW_SEGMENTS, QS_CHUNK_MIN, QS_HZ, RATE_BPS, WIRE_BYTES, bdp_segments, ip_link_rate_bps, qs_rate_bps, t0_scenario
+from .path02 import CCS, DATA_LINK, FLOW, IW_SEGMENTS, QS_CHUNK_MIN, QS_HZ, RATE_BPS, WIRE_BYTES, bdp_segments, ip_link_rate_bps, qs_rate_bps, t0_scenario
 from .common02 import (
     MBPS,
     arrival_clusters,

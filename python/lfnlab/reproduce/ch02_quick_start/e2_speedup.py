@@ -43,7 +43,7 @@ from ...result import Result
 from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
-from ..path02 import CCS, FLOW, IW_SEGMENTS, MSS_BYTES, QS_CHUNK_MIN, QS_HZ, RATE_BPS, SOCKET_BUFFER_BYTES, TXQUEUELEN, qs_rate_bps, t0_scenario
+from .path02 import CCS, FLOW, IW_SEGMENTS, MSS_BYTES, QS_CHUNK_MIN, QS_HZ, RATE_BPS, SOCKET_BUFFER_BYTES, TXQUEUELEN, qs_rate_bps, t0_scenario
 from .common02 import eta, eta_range, expectation, expectations_table, flow_entry, pacing_plan, qs_entry, run_checks, shown
 
 #: spec 02 §4.3 acceptance: η = 1 ± 2 % within the initial window; model and simulation within 15 %.

@@ -24,7 +24,7 @@ import pandas as pd
 from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Figure, Outcome, Table
-from ..path02 import CCS, HTTP_VARIANTS
+from .path02 import CCS, HTTP_VARIANTS
 from .common02 import expectation, expectations_table, shown
 from .web02 import RTT_S, WARMUP_S, Variant, runs_table, web_cases, web_checks
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..engine import Case, Experiment
 from ..outcome import Check, Figure, Outcome, Table
-from ..path02 import RATE_BPS, WEB_FLOW, code_floor_bps, qs_rate_bps
+from .path02 import RATE_BPS, WEB_FLOW, code_floor_bps, qs_rate_bps
 from .common02 import expectation, expectations_table, flow_entry, shown
 from . import e4_users as e4
 from .e4_users import USERS, benefit, per_users, sweep_variants, users_figure

@@ -29,7 +29,7 @@ from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
 from ..engine import Case, Experiment
-from ..path02 import qs_rate_bps
+from .path02 import qs_rate_bps
 from .common02 import run_checks
 
 #: Interface rate and QS capacity (spec 02 §4.7), bit/s.

@@ -24,7 +24,7 @@ import pandas as pd
 from ...result import Result
 from ..engine import Case
 from ..outcome import Check
-from ..path02 import IP_PACKET_BYTES, RATE_BPS, SERVER, WEB_FLOW, WIRE_BYTES, qs_rate_bps, t0_web_scenario
+from .path02 import IP_PACKET_BYTES, RATE_BPS, SERVER, WEB_FLOW, WIRE_BYTES, qs_rate_bps, t0_web_scenario
 from .common02 import flow_entry, run_checks
 
 __all__ = [

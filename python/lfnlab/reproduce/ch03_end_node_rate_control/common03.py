@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..measure import flow_entry
 from ..outcome import Check
-from ..path03 import ACKS_IN, SENDER_NIC
+from .path03 import ACKS_IN, SENDER_NIC
 
 #: spec 03 §2.2: Mbps = 10^6 bit/s of TCP payload.
 MBPS = 1e6

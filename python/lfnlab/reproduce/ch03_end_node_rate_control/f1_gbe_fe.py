@@ -25,9 +25,9 @@ from .. import quantities as q
 from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
-from ..path03 import FE_BPS, FLOW, GBE_BPS
+from .path03 import FE_BPS, FLOW, GBE_BPS
 from .common03 import PREAMBLE_BYTES, drops_by_cause, throughput_mbps
-from .fcommon import MSS, flow_counters, ptm_case, run_checks, seeds, stats_row, trial_label
+from .f_common import MSS, flow_counters, ptm_case, run_checks, seeds, stats_row, trial_label
 
 NIC_NAMES = {GBE_BPS: "GbE", FE_BPS: "FE"}
 #: N2 forward (spec 03 §2.10 P-TM-DT): the drop-tail queue of the sensitivity variant.

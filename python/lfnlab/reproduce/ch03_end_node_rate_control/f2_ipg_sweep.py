@@ -29,9 +29,9 @@ from .. import quantities as q
 from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
-from ..path03 import FE_BPS, GBE_BPS
+from .path03 import FE_BPS, GBE_BPS
 from . import f1_gbe_fe as f1
-from .fcommon import FRAME_PREAMBLE_BYTES, nominal_nic_bps, paper_nic_bps, ptm_case, run_checks, seeds, stats_row, trial_label
+from .f_common import FRAME_PREAMBLE_BYTES, nominal_nic_bps, paper_nic_bps, ptm_case, run_checks, seeds, stats_row, trial_label
 
 #: spec 03 §3 F2: 8 + 64k plus the 1023 end point (bytes).
 IPGS_BYTES = (*range(8, 1023, 64), 1023)

@@ -27,10 +27,10 @@ from .. import quantities as q
 from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
-from ..path03 import FLOW, GBE_BPS
+from .path03 import FLOW, GBE_BPS
 from .common03 import throughput_mbps
 from .f2_ipg_sweep import ipg_key
-from .fcommon import BASE_RTT_S, delivered_series, flow_counters, median_seed, ptm_case, run_checks, seeds, stats_row, trial_label
+from .f_common import BASE_RTT_S, delivered_series, flow_counters, median_seed, ptm_case, run_checks, seeds, stats_row, trial_label
 
 
 @dataclass(frozen=True)

@@ -36,9 +36,9 @@ from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import flow_entry
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
-from ..path03 import ACKS_IN, FLOW, GBE_BPS, SENDER_NIC, ptm_scenario
+from .path03 import ACKS_IN, FLOW, GBE_BPS, SENDER_NIC, ptm_scenario
 from .common03 import busy_idle, packet_counts, throughput_mbps
-from .fcommon import (
+from .f_common import (
     BASE_RTT_S,
     best_seed,
     classify_departures,

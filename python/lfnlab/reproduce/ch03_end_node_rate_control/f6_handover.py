@@ -23,7 +23,7 @@ from ..figures import finish_axes, new_figure
 from ..outcome import Figure, Outcome, Table, expectation, expectations_table
 from .f5_cps import Sender, counts_axes, cps_checks, cps_rounds_table, trial_cases, trials_kept, trials_table
 from .common03 import drops_by_cause
-from .fcommon import BASE_RTT_S, run_checks, window_clusters
+from .f_common import BASE_RTT_S, run_checks, window_clusters
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from .f5_cps import (
     trials_table,
     wide_series,
 )
-from .fcommon import run_checks
+from .f_common import run_checks
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import conserved, flow_entry
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
-from ..path03 import FE_BPS, FLOW, GBE_BPS, sgrid_scenario, tcp_nic_qdisc
+from .path03 import FE_BPS, FLOW, GBE_BPS, sgrid_scenario, tcp_nic_qdisc
 from .common03 import NIC_TICK_S, TCP_HANDOFF_COLLAPSE_NOTE, completion_throughput_mbps, drops_by_cause, finished_check
 from .common03 import finished_stats, ipg_count_check
 

@@ -33,7 +33,7 @@ from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import conserved, flow_entry
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
-from ..path03 import GBE_BPS, stwo_scenario, tcp_nic_qdisc
+from .path03 import GBE_BPS, stwo_scenario, tcp_nic_qdisc
 from .common03 import PREAMBLE_BYTES, TCP_HANDOFF_COLLAPSE_NOTE, completion_throughput_mbps, finished_check
 from .common03 import finished_stats, ipg_count_check
 

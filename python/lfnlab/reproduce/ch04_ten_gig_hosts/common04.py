@@ -19,7 +19,7 @@ from ...result import Result
 from ..engine import Case
 from ..measure import conserved, flow_rows, phi, ran_whole, run_checks
 from ..outcome import Check, Outcome, Table, expectations_table
-from ..path04 import (
+from .path04 import (
     EDGE_TO_RECEIVER,
     FLOW,
     MIB,
@@ -146,7 +146,7 @@ def seed_labels(case: str, seeds: int) -> list[tuple[str, int]]:
 
 def t4p_cases(experiment_id: str, case: str, seeds: int, keep: Callable[[Result], Any], **keys: Any) -> list[Case]:
     """The cases of one point on T4-P, one per seed: label ``<case>-sNN``, scenario
-    ``<experiment_id>-<label>`` from :func:`..path04.t4p_scenario` with ``keys`` and the seed."""
+    ``<experiment_id>-<label>`` from :func:`.path04.t4p_scenario` with ``keys`` and the seed."""
     return [Case(label, t4p_scenario(f"{experiment_id}-{label}", seed=s, **keys), keep) for label, s in seed_labels(case, seeds)]
 
 

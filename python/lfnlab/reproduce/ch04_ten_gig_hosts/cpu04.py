@@ -1,6 +1,6 @@
 """CPU measurements of spec 04 §2.13 ("CPU: per core and category, 1 s") from a run's summary
 (``host_cpus``, spec 04 §2.7 rule 5). Pure functions of the summary; the §2.7 per-frame cost
-formulas they are checked against are in :mod:`..path04` (``frame_cycles``, ``cpu_cap_bps``).
+formulas they are checked against are in :mod:`.path04` (``frame_cycles``, ``cpu_cap_bps``).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import pandas as pd
 from ..figures import finish_axes, log2_x_axis, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table, expectation
 from ..engine import Case, Experiment
-from ..path04 import MIB, MTU_JUMBO, MTU_STD, cpu_cap_bps, host_limit_bps, r_ref_bps, receiver_bus_limit_bps
+from .path04 import MIB, MTU_JUMBO, MTU_STD, cpu_cap_bps, host_limit_bps, r_ref_bps, receiver_bus_limit_bps
 from . import e1_extras as extras
 from .e1_extras import Slowdown, WriteSweep
 from .common04 import (

@@ -25,7 +25,7 @@ from ...result import Result
 from ..figures import finish_axes, log2_x_axis, new_figure, spread_yerr
 from ..outcome import Figure, expectation
 from ..engine import Case
-from ..path04 import MIB, MTU_JUMBO, RECEIVER, SENDER, r_ref_bps
+from .path04 import MIB, MTU_JUMBO, RECEIVER, SENDER, r_ref_bps
 from .common04 import buffer_text, k_bdp_bytes, keeper, seed_point, t4p_cases
 from .cpu04 import host_cpu
 

@@ -19,7 +19,7 @@ import pandas as pd
 from .. import quantities as q
 from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table, expectation
-from ..path04 import MIB, MTU_JUMBO, MTU_STD, host_limit_bps, mss_eff, r_ref_bps, receiver_bus_limit_bps
+from .path04 import MIB, MTU_JUMBO, MTU_STD, host_limit_bps, mss_eff, r_ref_bps, receiver_bus_limit_bps
 from ..engine import Case, Experiment
 from .common04 import CLOSING_NOTES, expectations_entry, k_bdp_bytes, keeper, run_outcome, seed_point, t4p_cases
 

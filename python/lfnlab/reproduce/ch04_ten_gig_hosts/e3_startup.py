@@ -26,7 +26,7 @@ from ...result import Result
 from ..figures import finish_axes, new_figure
 from ..measure import flow_rows
 from ..outcome import Check, Figure, Outcome, Table, expectation
-from ..path04 import (
+from .path04 import (
     FLOW,
     MTU_JUMBO,
     RECEIVER,

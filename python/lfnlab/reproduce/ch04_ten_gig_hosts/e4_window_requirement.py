@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table, expectation
-from ..path04 import MTU_JUMBO, SENDER_BUS, bdp_bytes, r_ref_bps, receiver_bus_limit_bps
+from .path04 import MTU_JUMBO, SENDER_BUS, bdp_bytes, r_ref_bps, receiver_bus_limit_bps
 from ..engine import Case, Experiment
 from .common04 import (
     CLOSING_NOTES,
@@ -41,7 +41,7 @@ from .common04 import (
 @dataclass(frozen=True)
 class Variant:
     """A variant of E4.4: label, ``adv_win_scale`` s (φ = 1 − 2^−s), charging, and the sender's
-    bus model (:data:`~lfnlab.reproduce.path04.SENDER_BUS` unless a variant says otherwise)."""
+    bus model (:data:`~lfnlab.reproduce.ch04_ten_gig_hosts.path04.SENDER_BUS` unless a variant says otherwise)."""
 
     key: str
     adv_win_scale: int

@@ -22,7 +22,7 @@ import pandas as pd
 from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table, expectation
-from ..path04 import (
+from .path04 import (
     KIB,
     MIB,
     MTU_JUMBO,

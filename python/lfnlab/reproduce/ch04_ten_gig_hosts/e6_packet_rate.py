@@ -27,7 +27,7 @@ from .. import quantities as q
 from ...result import Result
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table, expectation
-from ..path04 import (
+from .path04 import (
     MIB,
     MTU_JUMBO,
     MTU_STD,

@@ -1,6 +1,6 @@
 """04.E4.7: real routes, the trans-Pacific loops (spec 04 §3 E4.7).
 
-The BIC stream over topology T4-R (``path04r``) on three routes: (a) Tokyo–Seattle–Tokyo, 178 ms,
+The BIC stream over topology T4-R (``path04_real_routes``) on three routes: (a) Tokyo–Seattle–Tokyo, 178 ms,
 no circuit loss; (b) Tokyo–Chicago–Tokyo, 322 ms, a Gilbert–Elliott circuit (T_G = T_B = 150 s,
 p_G = 0, p_B = 10⁻⁵); (c) both loops in a row, 500 ms. The sender NIC is capped (6.0, 6.0 and
 6.5 Gbit/s, wire bytes) and Poisson background of 300 Mbit/s rides the JGN segments (the local
@@ -24,8 +24,8 @@ from ...result import Result
 from ..figures import finish_axes, new_figure
 from ..measure import conserved, flow_rows, ran_whole
 from ..outcome import Check, Figure, Outcome, Table, expectation
-from ..path04 import FLOW, MIB, RECEIVER, app_rx_bins, first_data_s, t4p_dict, t_up_s
-from ..path04r import Loop, t4r_scenario
+from .path04 import FLOW, MIB, RECEIVER, app_rx_bins, first_data_s, t4p_dict, t_up_s
+from .path04_real_routes import Loop, t4r_scenario
 from ..engine import Case, Experiment
 from ...scenario import Scenario
 from .common04 import (

@@ -21,7 +21,7 @@ from matplotlib.ticker import FuncFormatter
 from .. import quantities as q
 from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table, expectation
-from ..path04 import MTU_JUMBO, bdp_bytes, mss_eff, r_ref_bps
+from .path04 import MTU_JUMBO, bdp_bytes, mss_eff, r_ref_bps
 from ..engine import Case, Experiment
 from .common04 import (
     cap_check,

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 import pandas as pd
 
 from ..outcome import Table
-from ..path05 import l2_line_mbps
+from .path05 import l2_line_mbps
 
 __all__ = ["CRITERIA", "judge", "e51_behaviours", "e53_behaviours", "e54_behaviours", "e55_behaviours", "criteria_table", "tables"]
 

@@ -3,7 +3,7 @@
 Four checks run the switch mechanisms under synthetic cell traffic (``_native.switch_check``,
 the Rust module ``net::switch::saturation``): head-of-line blocking in M2, one PIM iteration,
 iSLIP and output queueing under uniform Bernoulli arrivals. Two run whole scenarios on the
-generator bench of :mod:`..path05`: the round-robin switch with two line-rate inputs, and the
+generator bench of :mod:`.path05`: the round-robin switch with two line-rate inputs, and the
 generator's own timing.
 """
 
@@ -19,7 +19,7 @@ import pandas as pd
 from ...result import Result
 from ..engine import Case, Experiment
 from ..outcome import Check, Outcome, Table
-from ..path05 import bench_scenario, period_s, wire_bytes
+from .path05 import bench_scenario, period_s, wire_bytes
 
 
 @dataclass(frozen=True)

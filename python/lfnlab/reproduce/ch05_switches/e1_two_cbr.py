@@ -23,7 +23,7 @@ from ...result import Result
 from ..engine import Case, Experiment
 from ..measure import conserved
 from ..outcome import Check, Figure, Outcome, Table
-from ..path05 import bench_scenario, l2_line_mbps
+from .path05 import bench_scenario, l2_line_mbps
 from . import checklist05
 from .common05 import CONFIGS_E51_E54, OUTPUT, config_panels, run_stats, series
 

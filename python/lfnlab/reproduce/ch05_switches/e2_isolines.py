@@ -27,7 +27,7 @@ from ...scenario import Scenario
 from ..engine import BenchCase, Case, Experiment
 from ..measure import conserved
 from ..outcome import Check, Figure, Outcome, Table
-from ..path05 import bench_scenario
+from .path05 import bench_scenario
 from .common05 import CONFIGS_E51_E54, config_grid, run_stats
 
 #: Line rate in TC units (wire Mbit/s): the no-congestion line is TC1 + TC2 = R_line.

@@ -22,7 +22,7 @@ from ...result import Result
 from ..engine import Case, Experiment
 from ..measure import conserved
 from ..outcome import Check, Figure, Outcome, Table
-from ..path05 import bench_scenario
+from .path05 import bench_scenario
 from . import checklist05, stats05
 from .common05 import CONFIGS_E51_E54, OUTPUT, config_panels, conservation_check
 

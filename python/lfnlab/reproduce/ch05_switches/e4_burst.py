@@ -23,7 +23,7 @@ from ...scenario import Scenario
 from ..engine import Case, Experiment
 from ..measure import conserved
 from ..outcome import Check, Figure, Outcome, Table
-from ..path05 import bench_scenario, phase_ns
+from .path05 import bench_scenario, phase_ns
 from . import checklist05, stats05
 from .common05 import CONFIGS_E51_E54, OUTPUT, config_grid, conservation_check, series
 

@@ -1,7 +1,7 @@
 """05.E5.5: two TCP flows through the two switch classes (spec 05 §3 E5.5, §2.7).
 
 S1 and S2 on their own inputs of the device under test, its output on a shared 1 GbE link
-through the delay box M (d = RTT/2 each way) to the receivers (:mod:`..path05t`). Flow 1 runs
+through the delay box M (d = RTT/2 each way) to the receivers (:mod:`.path05_tcp`). Flow 1 runs
 from 0, flow 2 from 20 s, both to 400 s; BIC and Reno (NewReno recovery), SACK on and off,
 RTT 0 and 50 ms, on `rr_simple`, `oq_cs`, `voq_islip_gl`, `voq_exh` and `voq_islip_pi`,
 3 seeds. Per run and flow over the window [20, 400] s: goodput (receiver application bytes ÷
@@ -27,7 +27,7 @@ from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import conserved, goodput_bps, value_at
 from ..outcome import Check, Figure, Outcome, Table
-from ..path05t import AT_M, FLOWS, LINE_GOODPUT_BPS, tcp_bench_scenario
+from .path05_tcp import AT_M, FLOWS, LINE_GOODPUT_BPS, tcp_bench_scenario
 from . import checklist05
 from .common05 import config_panels, conservation_check, series
 

@@ -15,7 +15,7 @@ from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..measure import flow_rows, goodput_bps, value_at
 from ..outcome import Check, Figure, Outcome, Table
-from ..path06 import FLOW, bdp_bytes, path_scenario, wire_bound_bps
+from .path06 import FLOW, bdp_bytes, path_scenario, wire_bound_bps
 from ..engine import Case, Experiment
 
 #: Upper slack over the bound: goodput ≤ bound + 0.1 % (spec 06 §7 V1).

@@ -15,7 +15,7 @@ from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..measure import first_index, flow_rows
 from ..outcome import Check, Figure, Outcome, Table
-from ..path06 import FLOW, MSS_BYTES, bdp_segments, path_scenario
+from .path06 import FLOW, MSS_BYTES, bdp_segments, path_scenario
 from ..engine import Case, Experiment
 
 #: Quick-ACK budget cap of `linux_quickack` (spec 06 §3: q = min(16, n)).

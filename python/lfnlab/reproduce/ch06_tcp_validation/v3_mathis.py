@@ -15,7 +15,7 @@ from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..measure import flow_rows, goodput_bps
 from ..outcome import Check, Figure, Outcome, Table
-from ..path06 import FLOW, MSS_BYTES, path_scenario
+from .path06 import FLOW, MSS_BYTES, path_scenario
 from ..engine import Case, Experiment
 
 #: Allowed relative deviation from the formula (spec 06 §7 V3).

@@ -14,7 +14,7 @@ from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..measure import flow_rows, goodput_bps, wire_bits
 from ..outcome import Check, Figure, Outcome, Table
-from ..path06 import BOTTLENECK, FLOW, bdp_bytes, bdp_segments, path_scenario, wire_bound_bps
+from .path06 import BOTTLENECK, FLOW, bdp_bytes, bdp_segments, path_scenario, wire_bound_bps
 from ..engine import Case, Experiment
 
 #: Expected busy fraction: a window sawtooth between W/2 and W averages 3/4 of W (spec 06 §7 V4).

@@ -13,7 +13,7 @@ from ...result import Result
 from .. import quantities as q
 from ..measure import flow_rows
 from ..outcome import Check, Outcome, Table
-from ..path06 import FLOW, bdp_bytes, path_scenario
+from .path06 import FLOW, bdp_bytes, path_scenario
 from ..engine import Case, Experiment
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...result import RESULT_FILES, Result
 from ..outcome import Check, Outcome, Table
-from ..path06 import path_scenario
+from .path06 import path_scenario
 from ..engine import Case, Experiment
 
 

@@ -16,7 +16,7 @@ from .. import quantities as q
 from ..figures import finish_axes, new_figure
 from ..measure import flow_rows
 from ..outcome import Check, Figure, Outcome, Table
-from ..path06 import FLOW, path_scenario
+from .path06 import FLOW, path_scenario
 from ..engine import Case, Experiment
 
 #: Clock granularity of RFC 6298's G (spec 06 §2.6).

@@ -14,10 +14,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import build as b
-from ..scenario import Scenario
+from ... import build as b
+from ...scenario import Scenario
 # W = max(L3 + 18, 64) + 20 (spec 05 §2.1).
-from .measure import WIRE_OVERHEAD_BYTES, wire_bytes
+from ..measure import WIRE_OVERHEAD_BYTES, wire_bytes
 
 __all__ = ["LINE_BPS", "l2_line_mbps", "frame_time_s", "period_s", "phase_ns", "bench_dict", "bench_scenario", "wire_bytes"]
 

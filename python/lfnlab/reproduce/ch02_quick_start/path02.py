@@ -31,10 +31,10 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from .. import build as b
-from ..scenario import Scenario
-from . import quantities as q
-from .measure import L2_OVERHEAD_BYTES, TCP_HEADER_BYTES, h_ip, mss_eff, wire_bytes
+from ... import build as b
+from ...scenario import Scenario
+from .. import quantities as q
+from ..measure import L2_OVERHEAD_BYTES, TCP_HEADER_BYTES, h_ip, mss_eff, wire_bytes
 
 __all__ = [
     "SERVER",

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional, Union
 
-from .. import build as b
-from ..scenario import Scenario
-from . import quantities as q
+from ... import build as b
+from ...scenario import Scenario
+from .. import quantities as q
 
 __all__ = [
     "GBE_BPS",

@@ -20,7 +20,7 @@ from .. import measure
 from ..engine import Case
 from ..measure import L2_OVERHEAD_BYTES, TCP_HEADER_BYTES, conserved, flow_entry, h_ip, mss_eff, ran_whole
 from ..outcome import Check
-from ..path03 import ACKS_IN, FLOW, SENDER_NIC, ptm_scenario
+from .path03 import ACKS_IN, FLOW, SENDER_NIC, ptm_scenario
 from .common03 import MBPS, PREAMBLE_BYTES, trial_stats
 
 #: The receiver's access link on P-TM: the frames delivered to the receiver.
@@ -52,7 +52,7 @@ def trial_label(case: str, seed: int) -> str:
 
 def ptm_case(experiment: str, label: str, keep: Callable[[Result], Any], **scenario: Any) -> Case:
     """The P-TM trial ``label`` of ``experiment`` (spec 03 §2.10): the scenario
-    ``<experiment>-<label>`` made by :func:`~lfnlab.reproduce.path03.ptm_scenario` from
+    ``<experiment>-<label>`` made by :func:`~lfnlab.reproduce.ch03_end_node_rate_control.path03.ptm_scenario` from
     ``scenario``, reduced by ``keep``."""
     return Case(label, ptm_scenario(f"{experiment}-{label}", **scenario), keep)
 

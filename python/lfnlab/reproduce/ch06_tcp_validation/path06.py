@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from .. import build as b
-from ..scenario import Scenario
-from . import quantities as q
+from ... import build as b
+from ...scenario import Scenario
+from .. import quantities as q
 # The framing of spec 06 §1.2 (full segment, wire footprint, goodput ceiling).
-from .measure import MSS_BYTES, WIRE_BYTES, wire_bound_bps
+from ..measure import MSS_BYTES, WIRE_BYTES, wire_bound_bps
 
 __all__ = [
     "BOTTLENECK",

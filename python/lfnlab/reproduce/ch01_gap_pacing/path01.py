@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from .. import build as b
-from ..scenario import Scenario
-from . import quantities as q
-from .measure import WIRE_OVERHEAD_BYTES
-from .measure import MSS_BYTES, WIRE_BYTES
+from ... import build as b
+from ...scenario import Scenario
+from .. import quantities as q
+from ..measure import WIRE_OVERHEAD_BYTES
+from ..measure import MSS_BYTES, WIRE_BYTES
 
 __all__ = [
     "BOTTLENECK",

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .. import build as b
-from ..scenario import Scenario
-from . import quantities as q
-from .measure import MSS_BYTES, WIRE_BYTES
+from ... import build as b
+from ...scenario import Scenario
+from .. import quantities as q
+from ..measure import MSS_BYTES, WIRE_BYTES
 
 __all__ = ["FLOWS", "SENDERS", "AT_M", "LINE_GOODPUT_BPS", "tcp_bench_dict", "tcp_bench_scenario"]
 

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
-from .. import build as b
-from ..scenario import Scenario
-from . import quantities as q
-from .measure import TCP_HEADER_BYTES, goodput_bps, h_ip, l2_bytes, mss_eff, value_at, wire_bytes
+from ... import build as b
+from ...scenario import Scenario
+from .. import quantities as q
+from ..measure import TCP_HEADER_BYTES, goodput_bps, h_ip, l2_bytes, mss_eff, value_at, wire_bytes
 
 if TYPE_CHECKING:
     import pandas as pd

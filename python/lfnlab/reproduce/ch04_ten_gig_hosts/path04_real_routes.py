@@ -34,9 +34,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .. import build as b
-from ..scenario import Scenario
-from . import quantities as q
+from ... import build as b
+from ...scenario import Scenario
+from .. import quantities as q
 from .path04 import CABLE_DELAY_S, HOST_CPU, MIB, MTU_JUMBO, RECEIVER, SENDER, TRACE_BIN_S, _host, bulk_flow
 
 __all__ = ["Loop", "t4r_dict", "t4r_scenario", "LOCAL_RTT_S", "B_X", "B_HOP", "TO_RECEIVER_X", "JGN_LOCAL"]
