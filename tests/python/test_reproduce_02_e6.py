@@ -73,3 +73,18 @@ def test_a_saturated_serial_processor_adds_waiting() -> None:
     assert out["serial"]["proc_busy_fraction"] == pytest.approx(1.2, rel=0.01)
     assert out["serial"]["proc_delay_mean_s"] > 100e-6
     assert out["serial"]["proc_backlog_max"] > 100
+
+
+@pytest.mark.engine
+def test_the_notes_recipe_for_measured_costs_runs_them(tmp_path: Path) -> None:
+    """The report's note says how to run E6 with one's own costs: a replaced experiment
+    whose parameters carry them (engine.Experiment is a frozen declaration)."""
+    import dataclasses
+
+    costs = (2.0, 0.5, 0.25, 1.0, 0.125)
+    mine = dataclasses.replace(e6.EXPERIMENT, quick=dataclasses.replace(e6.QUICK, loads_pps=(10_000.0,), shares=(1.0,), duration_s=0.2, proc_us=costs))
+    outcome = mine.run(quick=True, workers=1, out=tmp_path / "mine")
+    note = next(n for n in outcome.notes if "measured costs" in n)
+    assert "dataclasses.replace(EXPERIMENT, full=dataclasses.replace(FULL, proc_us=...))" in note
+    (work,) = [t.frame for t in outcome.tables if "mean_cost_us" in t.frame.columns]
+    assert work["mean_cost_us"].iloc[0] > costs[0]  # base plus the per-QS-packet costs, from the costs given

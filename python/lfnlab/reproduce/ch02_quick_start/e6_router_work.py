@@ -240,8 +240,8 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     out.figures.append(Figure("E6_work", "Left: counters per second. Right: per-packet processing delay and mean cost.", figure(frame, p)))
     out.notes.append(
         "lfnlab reports work counts, not CPU load (spec 02 §2.5.7). The cost vector `proc_us` is an illustration "
-        "(base, meter, opt_parse, update, nonce_field in µs); pass your platform's measured costs as "
-        "`Params(proc_us=...)` to `EXPERIMENT.body`, or set `qs.proc.*` in a scenario."
+        "(base, meter, opt_parse, update, nonce_field in µs); to use your platform's measured costs, run "
+        "`dataclasses.replace(EXPERIMENT, full=dataclasses.replace(FULL, proc_us=...))`, or set `qs.proc.*` in a scenario."
     )
     busiest = frame.sort_values(["offered_pps", "share"]).iloc[-1]
     out.notes.append(
