@@ -63,7 +63,7 @@ def test_a_sweep_backend_runs_bench_cases_as_local_threads_do(tmp_path) -> None:
     for label in here:
         assert here[label][:2] == there[label][:2]
         assert here[label][2].equals(there[label][2])
-    assert (remote.tally.total, remote.tally.done_now) == (2, 2)
+    assert remote.tally.done_now == 2
     not_a_bench = lfnlab.Scenario.from_dict(
         {
             "sim": {"duration": "10ms"},

@@ -68,7 +68,7 @@ AnyCase = Union[Case, BenchCase]
 
 
 def run_cases(ctx: RunContext, cases: Sequence[AnyCase]) -> dict[str, Any]:
-    """Run ``cases`` in ``ctx`` (already counted in its tally); ``{label: kept}`` in label
+    """Run ``cases`` in ``ctx`` (its tally already counts them); ``{label: kept}`` in label
     order. Labels are unique across both kinds."""
     labels = [c.label for c in cases]
     if len(set(labels)) != len(labels):
@@ -77,7 +77,7 @@ def run_cases(ctx: RunContext, cases: Sequence[AnyCase]) -> dict[str, Any]:
     plain = [c for c in cases if isinstance(c, Case)]
     kept: dict[str, Any] = {}
     if bench:
-        kept.update(ctx.run_bench({lab: c.build for lab, c in bench.items()}, lambda lab, r: bench[lab].keep(lab, r), planned=True))
+        kept.update(ctx.run_bench({lab: c.build for lab, c in bench.items()}, lambda lab, r: bench[lab].keep(lab, r)))
     if plain:
         keeps = {c.label: c.keep for c in plain}
 
@@ -85,7 +85,7 @@ def run_cases(ctx: RunContext, cases: Sequence[AnyCase]) -> dict[str, Any]:
             k = keeps[result.out_dir.name if result.out_dir else ""]
             return result if k is None else k(result)
 
-        kept.update(ctx.run([Job(c.label, c.scenario) for c in plain], keep, planned=True))
+        kept.update(ctx.run([Job(c.label, c.scenario) for c in plain], keep))
     return {label: kept[label] for label in sorted(kept)}
 
 

@@ -237,7 +237,7 @@ class RunContext:
     quick: bool
     resume: bool = False
     records: list[RunRecord] = field(default_factory=list)
-    #: Where the runs' progress goes (``--progress``); the tally counts every run asked for so far.
+    #: Where the runs' progress goes (``--progress``); the tally counts the planned runs (the engine sets its total) and the finished ones.
     progress: Progress = field(default_factory=NoProgress)
     #: Where the runs go: None for this process's threads, else a sweep backend (``--dask``, ``--scheduler``).
     backend: Optional[Backend] = None
@@ -252,43 +252,32 @@ class RunContext:
                 self.tally.done_now += 1
             self.progress.update(self.tally)
 
-    def _planned(self, n: int) -> None:
-        with self._lock:
-            self.tally.total += n
-            self.progress.update(self.tally)
-
     @property
     def runs_dir(self) -> Path:
         return self.out / RUNS_DIR
 
-    def run(self, jobs: Sequence[Job], keep: Optional[Callable[[Result], Any]] = None, planned: bool = False) -> dict[str, Any]:
-        """:func:`run_all` into ``OUT/runs``, recording each run's summary. ``planned``: the
-        jobs are already counted in the tally (the engine counts every case up front)."""
+    def run(self, jobs: Sequence[Job], keep: Optional[Callable[[Result], Any]] = None) -> dict[str, Any]:
+        """:func:`run_all` into ``OUT/runs``, recording each run's summary. The tally's total
+        is the engine's (it counts every case before the first run)."""
         summaries: dict[str, dict[str, Any]] = {}
 
         def keep_and_log(result: Result) -> Any:
             summaries[result.out_dir.name if result.out_dir else ""] = result.summary
             return result if keep is None else keep(result)
 
-        if not planned:
-            self._planned(len(jobs))
         kept = run_all(jobs, self.runs_dir, self.workers, keep_and_log, resume=self.resume, finished=self._finished, backend=self.backend)
         for label in kept:
             self.records.append(RunRecord(label, f"{RUNS_DIR}/{label}", summaries[label]))
         self.records.sort(key=lambda r: r.label)
         return kept
 
-    def run_bench(
-        self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any], planned: bool = False
-    ) -> dict[str, Any]:
+    def run_bench(self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any]) -> dict[str, Any]:
         """Run generator bench scenarios with the bench loop (:func:`lfnlab.bench_run.run_bench`),
         each built by ``builds[label]()``: no result directories and no run records. On local
         threads the scenario is built in the worker thread; with a backend it is built here
         and sent to the workers, whose summary and flows come back. Returns
         ``{label: keep(label, result)}`` in label order; if runs fail, the error of the
-        first failing label is raised. ``planned``: already counted in the tally."""
-        if not planned:
-            self._planned(len(builds))
+        first failing label is raised."""
         if self.backend is not None:
             return self._bench_on_backend(builds, keep)
 
@@ -317,7 +306,3 @@ class RunContext:
         for label in sorted(errors):  # label order: the same error whatever finished first
             raise errors[label]
         return {label: kept[label] for label in sorted(builds)}
-
-    def run_keyed(self, jobs: Sequence[Job], keeps: Mapping[str, Callable[[Result], Any]]) -> dict[str, Any]:
-        """:meth:`run` with a ``keep`` per job, looked up by its label (the run's directory name)."""
-        return self.run(jobs, lambda r: keeps[r.out_dir.name if r.out_dir else ""](r))
