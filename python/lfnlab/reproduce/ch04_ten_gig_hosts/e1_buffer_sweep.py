@@ -26,20 +26,7 @@ from ..engine import Case, Experiment
 from .path04 import MIB, MTU_JUMBO, MTU_STD, cpu_cap_bps, host_limit_bps, r_ref_bps, receiver_bus_limit_bps
 from . import e1_extras as extras
 from .e1_extras import Slowdown, WriteSweep
-from .common04 import (
-    buffer_text,
-    CLOSING_NOTES,
-    edge_allowance,
-    expectations_entry,
-    GBPS,
-    keeper,
-    phi,
-    run_outcome,
-    seed_point,
-    stall_note,
-    t4p_cases,
-    window_rate_bps,
-)
+from .common04 import buffer_text, CLOSING_NOTES, edge_allowance, expectations_entry, GBPS, keeper, phi, run_outcome, seed_point, stall_note, t4p_cases, window_rate_bps
 
 CHELSIO = "chelsio_t110"
 INTEL = "intel_pro10gbe_sr"

@@ -40,18 +40,7 @@ from .path04 import (
     t_up_s,
 )
 from ..engine import Case, Experiment
-from .common04 import (
-    CLOSING_NOTES,
-    edge_allowance,
-    expectations_entry,
-    GBPS,
-    k_bdp_bytes,
-    keeper,
-    run_outcome,
-    SATURATED,
-    seed_runs,
-    t4p_cases,
-)
+from .common04 import CLOSING_NOTES, edge_allowance, expectations_entry, GBPS, k_bdp_bytes, keeper, run_outcome, SATURATED, seed_runs, t4p_cases
 from .cpu04 import CATEGORIES, core_shares
 
 #: The application's share of a core that counts as negligible (spec 04 §4 "CPU at 400 ms"; CHOICE).

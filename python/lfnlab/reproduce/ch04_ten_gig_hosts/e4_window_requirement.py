@@ -24,18 +24,7 @@ from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table, expectation
 from .path04 import MTU_JUMBO, SENDER_BUS, bdp_bytes, r_ref_bps, receiver_bus_limit_bps
 from ..engine import Case, Experiment
-from .common04 import (
-    CLOSING_NOTES,
-    edge_allowance,
-    expectations_entry,
-    GBPS,
-    keeper,
-    phi,
-    run_outcome,
-    seed_point,
-    stall_note,
-    t4p_cases,
-)
+from .common04 import CLOSING_NOTES, edge_allowance, expectations_entry, GBPS, keeper, phi, run_outcome, seed_point, stall_note, t4p_cases
 
 
 @dataclass(frozen=True)

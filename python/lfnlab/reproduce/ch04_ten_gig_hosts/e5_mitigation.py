@@ -34,20 +34,7 @@ from .path04 import (
     t4p_scenario,
 )
 from ..engine import Case, Experiment
-from .common04 import (
-    buffer_text,
-    cap_check,
-    cap_goodput_bps,
-    CLOSING_NOTES,
-    expectations_entry,
-    GBPS,
-    k_bdp_bytes,
-    keeper,
-    run_outcome,
-    seed_label,
-    seed_labels,
-    seed_point,
-)
+from .common04 import buffer_text, cap_check, cap_goodput_bps, CLOSING_NOTES, expectations_entry, GBPS, k_bdp_bytes, keeper, run_outcome, seed_label, seed_labels, seed_point
 
 #: F_rx of the main runs (spec 04 §2.4 default).
 DEFAULT_RX_FIFO = 256 * KIB

@@ -41,20 +41,7 @@ from .path04 import (
     receiver_bus_limit_bps,
 )
 from ..engine import Case, Experiment
-from .common04 import (
-    cap_goodput_bps,
-    CLOSING_NOTES,
-    edge_allowance,
-    expectations_entry,
-    GBPS,
-    k_bdp_bytes,
-    keeper,
-    point_row,
-    run_outcome,
-    SATURATED,
-    seed_runs,
-    t4p_cases,
-)
+from .common04 import cap_goodput_bps, CLOSING_NOTES, edge_allowance, expectations_entry, GBPS, k_bdp_bytes, keeper, point_row, run_outcome, SATURATED, seed_runs, t4p_cases
 from .cpu04 import CATEGORIES, host_cpu
 
 #: The two interrupt settings: the profile's coalescing, and one interrupt per frame.

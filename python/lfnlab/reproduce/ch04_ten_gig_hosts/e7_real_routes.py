@@ -28,16 +28,7 @@ from .path04 import FLOW, MIB, RECEIVER, app_rx_bins, first_data_s, t4p_dict, t_
 from .path04_real_routes import Loop, t4r_scenario
 from ..engine import Case, Experiment
 from ...scenario import Scenario
-from .common04 import (
-    cap_goodput_bps,
-    edge_allowance,
-    expectations_entry,
-    GBPS,
-    NOT_BUILT_NOTE,
-    run_outcome,
-    seed_labels,
-    seed_runs,
-)
+from .common04 import cap_goodput_bps, edge_allowance, expectations_entry, GBPS, NOT_BUILT_NOTE, run_outcome, seed_labels, seed_runs
 
 #: Slack beyond one window per edge when comparing two rates over the steady window (CHOICE).
 SLACK = 0.005

@@ -23,19 +23,7 @@ from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table, expectation
 from .path04 import MTU_JUMBO, bdp_bytes, mss_eff, r_ref_bps
 from ..engine import Case, Experiment
-from .common04 import (
-    cap_check,
-    cap_goodput_bps,
-    CLOSING_NOTES,
-    expectations_entry,
-    GBPS,
-    k_bdp_bytes,
-    keeper,
-    phi,
-    run_outcome,
-    seed_point,
-    t4p_cases,
-)
+from .common04 import cap_check, cap_goodput_bps, CLOSING_NOTES, expectations_entry, GBPS, k_bdp_bytes, keeper, phi, run_outcome, seed_point, t4p_cases
 
 #: TX descriptors N_txd (spec 04 §2.4 default): the ring fills before the qdisc does.
 TX_DESCRIPTORS = 1024
