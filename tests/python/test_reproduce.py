@@ -8,12 +8,14 @@ from __future__ import annotations
 import io
 import json
 import re
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from support import passed_checks, run_cli, run_quick_forms
+from support import lfnlab_command, passed_checks, run_cli, run_quick_forms
 
 IDS = [f"06.V{i}" for i in range(1, 9)]
 #: Experiments whose chapter names a figure (the brief: cwnd/goodput, slow start, sawtooth).
@@ -178,6 +180,36 @@ def test_resume_finishes_an_output_interrupted_while_its_tables_were_written(
     p = run_cli("reproduce", "06.V2", "--quick", "--resume", "--out", out)
     assert p.returncode == 0, p.stderr
     for name, inode in kept.items():
+        assert (out / "runs" / name / "summary.json").stat().st_ino == inode, f"{name} was run again"
+    _same_files(d, out)
+
+
+@pytest.mark.engine
+def test_resume_after_sigint_during_the_runs_reuses_what_finished(
+    quick_outputs: dict[str, tuple[Path, subprocess.CompletedProcess[str]]], tmp_path: Path
+) -> None:
+    """Ctrl-C (SIGINT to the process) while the runs go: the process stops at once (the
+    runs are native: cli._default_sigint), the stamped runs stay, and ``--resume`` reuses
+    them and writes what an uninterrupted run writes."""
+    d, _ = quick_outputs["06.V2"]
+    out = tmp_path / "sigint"
+    cmd = [*lfnlab_command(), "reproduce", "06.V2", "--quick", "--workers", "1", "--progress", "none", "--out", str(out)]
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while p.poll() is None and not list(out.glob("runs/*/reproduce.json")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert p.poll() is None, "the experiment finished before it could be interrupted"
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    assert p.returncode == -signal.SIGINT
+    assert json.loads((out / "checks.json").read_text(encoding="utf-8"))["incomplete"] is True
+    assert not list(out.glob("*.csv")), "interrupted during the runs, before any table"
+    stamped = {s.parent.name: (s.parent / "summary.json").stat().st_ino for s in out.glob("runs/*/reproduce.json")}
+    all_runs = {r.name for r in (d / "runs").iterdir() if r.is_dir()}
+    assert stamped and set(stamped) < all_runs, "some runs finished, not all"
+    r = run_cli("reproduce", "06.V2", "--quick", "--resume", "--out", out)
+    assert r.returncode == 0, r.stderr
+    for name, inode in stamped.items():
         assert (out / "runs" / name / "summary.json").stat().st_ino == inode, f"{name} was run again"
     _same_files(d, out)
 
