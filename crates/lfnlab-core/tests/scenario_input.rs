@@ -433,6 +433,19 @@ fn flow_ends_must_be_hosts() {
 }
 
 #[test]
+fn a_flow_that_starts_after_the_run_is_refused() {
+    let text = edit("to = \"b\"\ncc", "to = \"b\"\nstart = \"10s\"\ncc");
+    assert_err(load(&text), "test.toml", "flow[0].start", "must be before the end of the run (sim.duration = 10s): the flow would never send");
+    assert!(load(&edit("to = \"b\"\ncc", "to = \"b\"\nstart = \"9s\"\ncc")).is_ok());
+}
+
+#[test]
+fn a_message_names_the_kind_with_its_article() {
+    let text = edit("to = \"b\"\ncc", "to = \"r\"\ncc").replace("kind = \"router\"", "kind = \"emulator\"");
+    assert_err(load(&text), "test.toml", "flow[0].to", "\"r\" is an emulator");
+}
+
+#[test]
 fn tcp_keys_are_checked_where_they_are_written() {
     let text = format!("{BASE}tcp = {{ recovery_cwnd = \"fast\" }}\n");
     assert_err(

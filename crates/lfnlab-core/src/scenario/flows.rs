@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::host::cc_names::{available, check_cc};
 use super::net::links::Graph;
 use super::model::{FlowKind, FlowSpec, NodeKind, NodeSpec, PacingSpec};
-use super::nodes::{check_profile, kind_name};
+use super::nodes::{a_kind, check_profile};
 use super::quickstart::resolve_flow_qs;
 use crate::apps::web::{HttpVariant, WebModel};
 use super::host::profiles::{default_cc, profile_params, DEFAULT_PROFILE};
@@ -76,7 +76,15 @@ pub fn resolve_flows(
                 ),
             ));
         }
-        f.start.get_or_insert(TimeSpan::ZERO);
+        let start = *f.start.get_or_insert(TimeSpan::ZERO);
+        if start >= duration {
+            // CHOICE (docs/choices.md "A flow that starts after the run"): an error, not a
+            // silent flow that never sends (issue 40).
+            return Err(ctx.err(
+                at("start"),
+                format!("start ({start}) must be before the end of the run (sim.duration = {duration}): the flow would never send"),
+            ));
+        }
         match f.kind {
             FlowKind::TcpBulk => {
                 refuse_keys(&[("request", f.request.is_some()), ("response", f.response.is_some())], i, "tcp_bulk", "request_response", ctx)?;
@@ -179,8 +187,8 @@ fn endpoint(
         return Err(ctx.err(
             at,
             format!(
-                "a flow's ends must be hosts; \"{name}\" is a {}",
-                kind_name(nodes[n].kind)
+                "a flow's ends must be hosts; \"{name}\" is {}",
+                a_kind(nodes[n].kind)
             ),
         ));
     }
@@ -343,15 +351,8 @@ fn resolve_udp_cbr(
             ));
         }
         Some(_) => {}
-        // spec 00 §2.2: a udp_cbr flow runs to the end of the run by default.
-        None if duration <= start => {
-            return Err(ctx.err(
-                at("start"),
-                format!(
-                    "start ({start}) must be before the end of the run (sim.duration = {duration})"
-                ),
-            ));
-        }
+        // spec 00 §2.2: a udp_cbr flow runs to the end of the run by default (its start
+        // is before the end: resolve_flows).
         None => f.stop = Some(duration),
     }
     Ok(())

@@ -16,14 +16,30 @@ use crate::error::InputError;
 /// Errors name the file as given.
 pub fn load_file(path: &Path, sets: &[String]) -> Result<Scenario, InputError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         InputError::new(
             file.as_str(),
             "",
             format!("cannot read the scenario file: {e}"),
         )
     })?;
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&e, &file))?;
     load_str(&text, &file, sets)
+}
+
+/// A scenario file that is not UTF-8 text (TOML 1.0 §"Spec": a TOML file must be a
+/// valid UTF-8 encoded Unicode document): where the first invalid byte is.
+fn not_utf8(e: &std::string::FromUtf8Error, origin: &str) -> InputError {
+    let at = e.utf8_error().valid_up_to();
+    let bytes = e.as_bytes();
+    let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let line = valid.matches('\n').count() + 1;
+    let column = valid.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    InputError::new(
+        origin,
+        "",
+        format!("not UTF-8 text: byte 0x{:02X} at line {line}, column {column} (byte offset {at}); save the file as UTF-8", bytes[at]),
+    )
 }
 
 /// As `load_file`, from TOML text; `origin` names the "file" in errors and
@@ -170,11 +186,35 @@ fn toml_syntax_error(e: &toml::de::Error, text: &str, origin: &str) -> InputErro
     let before = text.get(..span.start.min(text.len())).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    let line_text = text.lines().nth(line - 1).unwrap_or("").trim();
     InputError::new(
         origin,
         "",
-        format!("TOML syntax error at line {line}, column {column}: {message}"),
+        format!("TOML syntax error at line {line}, column {column}: {}", syntax_message(message, line_text)),
     )
+}
+
+/// The toml crate's message, in the user's terms where it speaks of its own internals
+/// or leaves the likely cause unsaid (issue 40).
+fn syntax_message(message: &str, line_text: &str) -> String {
+    // An integer literal outside i64 (TOML 1.0 §Integer: "Arbitrary 64-bit signed
+    // integers"): the parser reports it through its i128 reader.
+    if message.contains(" as i128") {
+        let key = line_text.split_once('=').map_or("", |(k, _)| k.trim());
+        return format!(
+            "`{key}`: the integer is outside TOML's range, -9223372036854775808 to 9223372036854775807"
+        );
+    }
+    // A table header given twice: `[node]` where each element needs `[[node]]`.
+    if message == "duplicate key" {
+        if let Some(name) = line_text.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|n| !n.starts_with('[')) {
+            return format!(
+                "duplicate table [{name}]: a table may appear once; for a list (one [[{name}]] per element, as \
+                 [[node]], [[link]], [[flow]]) write the header with double brackets"
+            );
+        }
+    }
+    message.to_string()
 }
 
 /// The key path of the first TOML date-time, which no scenario key accepts.
@@ -294,6 +334,35 @@ mod tests {
     }
 
     #[test]
+    fn a_scenario_without_nodes_is_refused() {
+        let e = load_str("[sim]\nduration = \"1s\"\n", "x.toml", &[]).unwrap_err();
+        assert_eq!(e.key_path, "node");
+        assert!(e.message.starts_with("no nodes: "), "{}", e.message);
+    }
+
+    #[test]
+    fn syntax_errors_say_what_the_user_wrote() {
+        let e = load_str("[sim]\nduration = \"1s\"\nseed = 123456789012345678901\n", "x.toml", &[]).unwrap_err();
+        assert!(e.message.contains("`seed`: the integer is outside TOML's range"), "{}", e.message);
+        assert!(!e.message.contains("i128"), "{}", e.message);
+        let e = load_str("[sim]\nduration = \"1s\"\n[node]\nname = \"a\"\n[node]\nname = \"b\"\n", "x.toml", &[]).unwrap_err();
+        assert!(e.message.starts_with("TOML syntax error at line 5, column"), "{}", e.message);
+        assert!(e.message.contains("duplicate table [node]") && e.message.contains("[[node]]"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_names_the_byte() {
+        let path = std::env::temp_dir().join(format!("lfnlab-not-utf8-{}.toml", std::process::id()));
+        std::fs::write(&path, b"[sim]\nname = \"ab\xff\"\n").unwrap();
+        let e = load_file(&path, &[]).unwrap_err();
+        std::fs::remove_file(&path).ok();
+        assert_eq!(
+            e.message,
+            "not UTF-8 text: byte 0xFF at line 2, column 11 (byte offset 16); save the file as UTF-8"
+        );
+    }
+
+    #[test]
     fn syntax_errors_give_line_and_column() {
         let e = load_str("[sim]\nduration = \"1s\"\nseed = = 3\n", "x.toml", &[]).unwrap_err();
         assert_eq!(e.key_path, "");
@@ -315,7 +384,8 @@ mod tests {
         assert_eq!(e.key_path, "sim.seed");
         assert!(e.message.contains("too large"), "{}", e.message);
         let s = load_json(
-            "{\"sim\": {\"duration\": \"1s\", \"seed\": null}}",
+            "{\"sim\": {\"duration\": \"1s\", \"seed\": null}, \"node\": [{\"name\": \"a\", \"kind\": \"host\"}, \
+             {\"name\": \"b\", \"kind\": \"host\"}], \"link\": [{\"from\": \"a\", \"to\": \"b\", \"rate\": \"1Gbps\", \"delay\": \"1ms\"}]}",
             "<dict>",
             &[],
         )

@@ -24,17 +24,22 @@ const DEFAULT_IP_TTL: u8 = crate::net::packet::DEFAULT_IP_TTL;
 /// covers the jumbo frames of chapter 04 (9198 B) with room to spare.
 const MTU_RANGE: std::ops::RangeInclusive<u32> = 576..=9600;
 
-pub fn kind_name(kind: NodeKind) -> &'static str {
+/// The kind with its article, for messages: "a host", "an emulator".
+pub fn a_kind(kind: NodeKind) -> &'static str {
     match kind {
-        NodeKind::Host => "host",
-        NodeKind::Router => "router",
-        NodeKind::Emulator => "emulator",
-        NodeKind::Switch => "switch",
+        NodeKind::Host => "a host",
+        NodeKind::Router => "a router",
+        NodeKind::Emulator => "an emulator",
+        NodeKind::Switch => "a switch",
     }
 }
 
 /// Names, kinds and host-only keys, before the links are known.
 pub fn check_nodes(nodes: &[NodeSpec], ctx: &Ctx) -> Result<(), InputError> {
+    if nodes.is_empty() {
+        // CHOICE (docs/choices.md): nothing can run; an error rather than an empty result (issue 40).
+        return Err(ctx.err("node", "no nodes: a scenario needs at least two hosts joined by links ([[node]], [[link]])"));
+    }
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, n) in nodes.iter().enumerate() {
         let at = |key: &str| format!("node[{i}].{key}");
@@ -62,9 +67,9 @@ pub fn check_nodes(nodes: &[NodeSpec], ctx: &Ctx) -> Result<(), InputError> {
                     return Err(ctx.err(
                         at(key),
                         format!(
-                            "`{key}` applies to hosts only; node \"{}\" is a {}",
+                            "`{key}` applies to hosts only; node \"{}\" is {}",
                             n.name,
-                            kind_name(n.kind)
+                            a_kind(n.kind)
                         ),
                     ));
                 }
