@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from support import run_cli, write_variant
 
 
 def test_validate_ok(dumbbell_copy: Path) -> None:
     p = run_cli("validate", dumbbell_copy)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.strip() == "ok: 3 nodes, 2 links, 1 flows"
+    assert p.stdout.strip() == "ok: 3 nodes, 2 links, 1 flow"
 
 
 def test_validate_bad_unit_exits_2_naming_file_and_key_path(tmp_path: Path) -> None:
@@ -100,3 +102,53 @@ def test_plot_of_a_missing_result_exits_2(tmp_path: Path) -> None:
     assert "not an lfnlab result directory" in p.stderr
     assert run_cli("plot").returncode == 2
     assert run_cli("plot", "--help").returncode == 0
+
+
+def test_a_malformed_scheduler_address_is_bad_input_for_sweep_and_reproduce() -> None:
+    """Issue 40: `--scheduler notaurl` exited 1 after trying to connect; it is a usage
+    error (exit 2) naming the option, and well-formed addresses pass."""
+    from lfnlab.command_args import UsageError, scheduler_address
+
+    for good in ("tcp://127.0.0.1:8786", "127.0.0.1:8786", "tls://sched.example.org:8786", "tcp://[::1]:8786"):
+        assert scheduler_address("--scheduler", good) == good
+    for bad in ("notaurl", "tcp://host", "tcp://host:0", "http://host:8786", "tcp://:8786"):
+        with pytest.raises(UsageError, match="expected a Dask scheduler address such as tcp://HOST:PORT"):
+            scheduler_address("--scheduler", bad)
+    p = run_cli("reproduce", "06.V6", "--quick", "--scheduler", "notaurl")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith("error: <arguments>: --scheduler: expected a Dask scheduler address"), p.stderr
+
+
+UDP_ONLY = """
+[sim]
+duration = "200ms"
+[[node]]
+name = "a"
+kind = "host"
+[[node]]
+name = "b"
+kind = "host"
+[[link]]
+from = "a"
+to = "b"
+rate = "1Gbps"
+delay = "1ms"
+[[flow]]
+name = "u"
+kind = "udp_cbr"
+from = "a"
+to = "b"
+rate = "100Mbps"
+"""
+
+
+def test_run_and_validate_lines_count_in_words(tmp_path: Path) -> None:
+    """Issue 40: "1 flows" and a UDP flow's "0 retransmits, 0 timeouts" were noise."""
+    scenario = tmp_path / "udp.toml"
+    scenario.write_text(UDP_ONLY, encoding="utf-8")
+    p = run_cli("validate", scenario)
+    assert p.returncode == 0 and p.stdout.strip() == "ok: 2 nodes, 1 link, 1 flow", p.stdout
+    p = run_cli("run", scenario, "--out", tmp_path / "out")
+    assert p.returncode == 0, p.stderr
+    line = next(x for x in p.stdout.splitlines() if x.startswith("  u: "))
+    assert line.startswith("  u: goodput ") and line.endswith(" Mbit/s (UDP)"), line

@@ -114,7 +114,16 @@ def test_the_command_refuses_a_malformed_plan_with_status_2_and_no_traceback(tmp
 
 def test_bad_arguments_exit_2(tmp_path: Path) -> None:
     plan = write_plan(tmp_path / "plan.toml", AXES)
-    for args in (["--workers", "0"], ["--workers", "two"], ["--dask", "remote"], ["--scheduler", "tcp://h:1", "--dask", "local"], ["--progress", "xml"]):
+    for args in (
+        ["--workers", "0"],
+        ["--workers", "two"],
+        ["--dask", "remote"],
+        ["--scheduler", "tcp://h:1", "--dask", "local"],
+        ["--progress", "xml"],
+        ["--scheduler", "notaurl"],
+        ["--scheduler", "tcp://h:99999"],
+        ["--scheduler", "http://h:8786"],
+    ):
         p = run_cli("sweep", plan, "--out", tmp_path / "out", *args)
         assert p.returncode == 2, (args, p.stderr)
         assert p.stderr.startswith("error: <arguments>: ") and "Traceback" not in p.stderr, (args, p.stderr)

@@ -51,12 +51,17 @@ pub fn run(path: &Path, out: Option<&Path>, sets: &[String], quiet: bool, progre
             s.scenario, s.duration_s, s.wall_seconds
         ));
         for f in &s.flows {
+            if f.kind == "udp_cbr" {
+                // A datagram flow has no retransmissions or timeouts to report.
+                say(format_args!("  {}: goodput {:.2} Mbit/s (UDP)", f.name, f.goodput_bps / 1e6));
+                continue;
+            }
             say(format_args!(
-                "  {}: goodput {:.2} Mbit/s, {} retransmits, {} timeouts",
+                "  {}: goodput {:.2} Mbit/s, {}, {}",
                 f.name,
                 f.goodput_bps / 1e6,
-                f.retransmitted_segments,
-                f.timeouts
+                counted(f.retransmitted_segments, "retransmit", "retransmits"),
+                counted(f.timeouts, "timeout", "timeouts")
             ));
         }
         say(format_args!("results in {}", out_dir.display()));
@@ -68,10 +73,15 @@ pub fn run(path: &Path, out: Option<&Path>, sets: &[String], quiet: bool, progre
 pub fn validate(path: &Path, sets: &[String]) -> Result<(), Error> {
     let s = scenario::load_file(path, sets)?;
     say(format_args!(
-        "ok: {} nodes, {} links, {} flows",
-        s.node.len(),
-        s.link.len(),
-        s.flow.len()
+        "ok: {}, {}, {}",
+        counted(s.node.len() as u64, "node", "nodes"),
+        counted(s.link.len() as u64, "link", "links"),
+        counted(s.flow.len() as u64, "flow", "flows")
     ));
     Ok(())
+}
+
+/// "1 flow", "2 flows", "0 flows".
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

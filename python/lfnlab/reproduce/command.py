@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
 
-from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_workers
+from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_workers, scheduler_address
 from ..sweep.progress import MODES, make_progress
 from .registry import Experiment, catalogue, find, list_lines
 from .report import CHECKS, write_incomplete_manifest, write_report
@@ -139,6 +139,7 @@ def main(argv: Sequence[str]) -> int:
                 print(line)
             return EXIT_OK
         experiment = _experiment(args.id)
+        scheduler_address("--scheduler", args.scheduler)
         if args.workers is not None and args.scheduler is not None:
             raise UsageError("--workers", "the Dask cluster at --scheduler decides its workers; drop --workers")
         workers = _workers(args.workers)

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_workers
+from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_workers, scheduler_address
 from ..errors import InvalidInputError, LfnlabError
 from .progress import MODES
 
@@ -81,6 +81,7 @@ def _main(argv: Sequence[str]) -> int:
     try:
         args = _parser().parse_args(list(argv))
         workers = _workers(args.workers)
+        scheduler_address("--scheduler", args.scheduler)
         if workers is not None and args.scheduler is not None:
             raise UsageError("--workers", "the Dask cluster at --scheduler decides its workers; drop --workers")
     except UsageError as e:
