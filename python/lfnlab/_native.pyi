@@ -31,8 +31,13 @@ def run_scenario(
     resolved_toml: str,
     out_dir: str | os.PathLike[str] | None = None,
     origin: str = "<scenario>",
+    interruptible: bool = False,
 ) -> tuple[str, dict[str, bytes]]:
     """Run a resolved scenario with the GIL released.
+
+    With ``interruptible`` (call it so from the main thread) Python's signal handlers run
+    every 50 ms of the run; the exception of one (KeyboardInterrupt on Ctrl-C) stops the
+    run and is raised, the result directory holding what ran, marked partial.
 
     Returns the summary as JSON text and every table of ``RESULT_FILES`` (``flows``,
     ``tcp``, ``queues``, ``packets``, ``hosts``) as Arrow IPC stream bytes. Writes the result directory when ``out_dir`` is given.

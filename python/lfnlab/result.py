@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,7 +108,11 @@ def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str]
     """Run a scenario to completion; write its result directory too if ``out`` is given.
 
     ``scenario`` is a :class:`Scenario` or the path of a scenario file. The GIL is
-    released during the run, so other Python threads keep going.
+    released during the run, so other Python threads keep going. Called from the main
+    thread, Ctrl-C (Jupyter's "interrupt kernel") stops the run within about 50 ms plus
+    1/1000 of it and raises KeyboardInterrupt; a result directory given as ``out`` then
+    holds the results of what ran, marked partial (``summary.json`` ``partial.limit`` is
+    ``"interrupted"``).
 
     Raises InvalidInputError, SimulationError or OutputError (an existing ``out`` that
     is not an lfnlab result directory is never replaced).
@@ -116,7 +121,10 @@ def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str]
         scenario = Scenario.from_file(scenario)
     out_dir = None if out is None else Path(out)
     summary_json, tables = _native.run_scenario(
-        scenario.to_toml(), None if out_dir is None else os.fspath(out_dir), scenario.origin
+        scenario.to_toml(),
+        None if out_dir is None else os.fspath(out_dir),
+        scenario.origin,
+        threading.current_thread() is threading.main_thread(),  # where Python's signal handlers run
     )
     summary = json.loads(summary_json)
     stopped = stopped_early(summary, scenario.origin, out_dir)

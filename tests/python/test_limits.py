@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import time
@@ -92,3 +93,46 @@ def test_a_killed_run_never_leaves_a_file_that_looks_complete(tmp_path: Path) ->
         out = work / "out"
         if out.exists():
             assert {p.name for p in out.iterdir()} == complete.keys(), f"kill {i}: a result directory is complete or absent"
+
+
+def test_ctrl_c_stops_lfnlab_run_in_python_promptly_and_marks_the_result(tmp_path: Path) -> None:
+    """Issue 40: SIGINT during `lfnlab.run()` (Jupyter's "interrupt kernel") was ignored
+    until the run finished. The run (about 30 s of wall time uninterrupted) now stops
+    within a second and raises KeyboardInterrupt; its result directory is marked partial."""
+    import sys
+
+    out = tmp_path / "out"
+    code = (
+        "import lfnlab, sys\n"
+        f"s = lfnlab.Scenario.from_file({str(DUMBBELL)!r}, set={{'sim.duration': '6000s'}})\n"
+        "print('running', flush=True)\n"
+        f"lfnlab.run(s, out={str(out)!r})\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout is not None and p.stdout.readline().strip() == "running"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    waited = time.monotonic() - sent
+    assert p.returncode != 0 and "KeyboardInterrupt" in err, err
+    assert waited < 5.0, f"stopped {waited:.1f} s after SIGINT"
+    partial = json.loads((out / "summary.json").read_text(encoding="utf-8"))["partial"]
+    assert partial["limit"] == "interrupted" and 0 < partial["stopped_at_s"] < 6000, partial
+
+
+def test_ctrl_c_stops_lfnlab_run_with_a_message_and_exit_130(tmp_path: Path) -> None:
+    """Issue 40: `lfnlab run` interrupted died with no word. Now the first SIGINT stops the
+    run at its next slice, writes what ran (marked partial), says so and exits 130."""
+    out = tmp_path / "out"
+    cmd = [*lfnlab_command(), "run", str(DUMBBELL), "--set", "sim.duration=6000s", "--out", str(out), "--progress", "none"]
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, (p.returncode, err)
+    assert time.monotonic() - sent < 5.0
+    assert re.search(r"interrupted at [\d.]+ s of 6000 s simulated; the results in .* cover what ran", err), err
+    partial = json.loads((out / "summary.json").read_text(encoding="utf-8"))["partial"]
+    assert partial["limit"] == "interrupted", partial

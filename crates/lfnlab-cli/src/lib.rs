@@ -24,6 +24,8 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_FAILURE: i32 = 1;
 /// Exit status of invalid input: scenario, plan or arguments (spec 00 §2.3).
 pub const EXIT_INVALID_INPUT: i32 = 2;
+/// A run stopped by Ctrl-C (128 + SIGINT, as a shell reports a process SIGINT ended).
+pub const EXIT_INTERRUPTED: i32 = 130;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -150,7 +152,10 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             }
         };
         let result = match cli.command {
-            Command::Run(a) => run::run(&a.scenario, a.out.as_deref(), &a.sets, a.quiet, a.progress),
+            Command::Run(a) => match run::run(&a.scenario, a.out.as_deref(), &a.sets, a.quiet, a.progress) {
+                Ok(run::Ended::Interrupted) => return EXIT_INTERRUPTED,
+                other => other.map(|_| ()),
+            },
             Command::Validate(a) => run::validate(&a.scenario, &a.sets),
             Command::Bench(a) => bench::bench(&a),
             Command::Schema(a) => schema::schema(&a),

@@ -1,6 +1,9 @@
 //! `lfnlab run` and `lfnlab validate` (spec 00 §2.3).
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use lfnlab_core::Error;
 use lfnlab_core::results::write::{check_out_dir, write_dir};
@@ -20,19 +23,59 @@ pub fn default_out_dir(s: &Scenario) -> PathBuf {
     Path::new("out").join(scenario_name(s))
 }
 
+/// How a run that did not fail ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// It covered its simulated duration.
+    Complete,
+    /// Ctrl-C stopped it; the results written cover what ran, marked partial.
+    Interrupted,
+}
+
+/// Ctrl-C (issue 40): the first SIGINT sets the returned flag, which the run reads
+/// between slices (`sim::run_observed`); a second SIGINT, while the flag is set, ends
+/// the process at once with the default action (signal-hook's documented pattern).
+fn ctrl_c_flag() -> Result<Arc<AtomicBool>, Error> {
+    use signal_hook::consts::SIGINT;
+    let flag = Arc::new(AtomicBool::new(false));
+    let installed = signal_hook::flag::register_conditional_default(SIGINT, Arc::clone(&flag))
+        .and_then(|_| signal_hook::flag::register(SIGINT, Arc::clone(&flag)));
+    installed.map_err(|e| Error::Runtime(format!("cannot install the Ctrl-C handler: {e}")))?;
+    Ok(flag)
+}
+
 /// Loads, runs and writes one scenario; prints one line per flow unless `quiet`,
-/// and shows its progress on stderr as `progress` says.
-pub fn run(path: &Path, out: Option<&Path>, sets: &[String], quiet: bool, progress: ProgressMode) -> Result<(), Error> {
+/// and shows its progress on stderr as `progress` says. Ctrl-C stops the run at the
+/// next slice of 1/1000 of it: the results of what ran are written, marked partial,
+/// and the caller exits 130.
+pub fn run(path: &Path, out: Option<&Path>, sets: &[String], quiet: bool, progress: ProgressMode) -> Result<Ended, Error> {
     let scenario = scenario::load_file(path, sets)?;
     let out_dir = out.map_or_else(|| default_out_dir(&scenario), Path::to_path_buf);
     // Refuse a bad --out before a run that may take minutes, not after it.
     check_out_dir(&out_dir).map_err(|why| bad_argument("--out", why))?;
 
+    let interrupted = ctrl_c_flag()?;
     let mut shown = RunProgress::new(progress, quiet, scenario_name(&scenario));
-    let output = sim::run_observed(&scenario, &mut |p| shown.observe(p));
+    let output = sim::run_observed(&scenario, &mut |p| {
+        shown.observe(p);
+        if interrupted.load(Ordering::Relaxed) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
     shown.finish();
     let output = output?;
     write_dir(&out_dir, &output)?;
+    if let Some(p) = output.summary.partial.as_ref().filter(|p| p.limit == "interrupted") {
+        eprintln!(
+            "interrupted at {:.6} s of {} s simulated; the results in {} cover what ran (summary.json: \"partial\")",
+            p.stopped_at_s,
+            scenario.sim.duration.map_or(0.0, |d| d.span.as_secs_f64()),
+            out_dir.display()
+        );
+        return Ok(Ended::Interrupted);
+    }
     if let Some(p) = &output.summary.partial {
         return Err(Error::Runtime(format!(
             "stopped early at {:.6} s of {} s simulated: {} reached ({}); the results in {} are partial (summary.json: \"partial\")",
@@ -66,7 +109,7 @@ pub fn run(path: &Path, out: Option<&Path>, sets: &[String], quiet: bool, progre
         }
         say(format_args!("results in {}", out_dir.display()));
     }
-    Ok(())
+    Ok(Ended::Complete)
 }
 
 /// Loads and checks a scenario without running it.

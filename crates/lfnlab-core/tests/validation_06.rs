@@ -301,6 +301,24 @@ fn eager_router_ports_change_no_result() {
     assert!(saved[1] > saved[0] && saved[0] > 0, "eager ports save events, early channels more: {saved:?}");
 }
 
+/// An observer that asks to stop (Ctrl-C in `lfnlab.run`, issue 40) stops the run
+/// at that slice, as a limit does: the results cover what ran, marked partial with
+/// `limit = "interrupted"`, and they are those of a run that simply ended there.
+#[test]
+fn an_observer_can_stop_a_run_and_the_result_says_so() {
+    let s = lfnlab_core::scenario::load_str(&Path06 { duration: "3s", ..Default::default() }.toml(), "case.toml", &[]).expect("scenario");
+    let mut slices = 0u64;
+    let out = lfnlab_core::sim::run_observed(&s, &mut |_| {
+        slices += 1;
+        if slices == 250 { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+    })
+    .expect("a stopped run still finishes its results");
+    let partial = out.summary.partial.as_ref().expect("marked partial");
+    assert_eq!(partial.limit, "interrupted");
+    assert!((partial.stopped_at_s - 0.75).abs() < 0.01, "stopped at {} s, a quarter of 3 s", partial.stopped_at_s);
+    assert!(out.summary.conservation.holds);
+}
+
 /// V6 for the progress observer: a run cut into slices for `lfnlab run`'s
 /// progress display (`sim::run_observed`) executes the same events in the same
 /// order as one uninterrupted run, so every result is identical, event hash included.
@@ -315,7 +333,11 @@ fn slicing_a_run_for_its_progress_changes_nothing() {
         let s = lfnlab_core::scenario::load_str(&text, "case.toml", &[]).expect("scenario");
         let whole = lfnlab_core::sim::run(&s).expect("run");
         let mut seen = Vec::new();
-        let sliced = lfnlab_core::sim::run_observed(&s, &mut |p| seen.push(p)).expect("run");
+        let sliced = lfnlab_core::sim::run_observed(&s, &mut |p| {
+            seen.push(p);
+            std::ops::ControlFlow::Continue(())
+        })
+        .expect("run");
         assert_eq!(seen.len() as u64, lfnlab_core::sim::PROGRESS_SLICES);
         assert!(seen.windows(2).all(|w| w[0].sim_s < w[1].sim_s && w[0].events <= w[1].events));
         assert_eq!(seen.last().map(|p| (p.sim_s, p.events)), Some((s.sim.duration.unwrap().span.as_secs_f64(), whole.summary.events_executed)));

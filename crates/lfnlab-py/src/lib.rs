@@ -5,7 +5,9 @@
 
 mod errors;
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use lfnlab_cli::guard;
 use lfnlab_core::Error;
@@ -45,13 +47,34 @@ struct Finished {
     tables: [(&'static str, Vec<u8>); 7],
 }
 
+/// Wall time between two looks at Python's pending signals during an interruptible run.
+const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(50);
+
 fn run_and_write(
     resolved_toml: &str,
     origin: &str,
     out_dir: Option<&Path>,
+    interruptible: bool,
+    interrupted: &mut Option<PyErr>,
 ) -> Result<Finished, Error> {
     let s = scenario::load_str(resolved_toml, origin, &[])?;
-    let out: RunOutput = sim::run(&s)?;
+    let mut last_look = Instant::now();
+    // Ctrl-C (issue 40): between slices of the run (`sim::run_observed`), at most every
+    // SIGNAL_CHECK_EVERY, run Python's signal handlers (`PyErr_CheckSignals`); an
+    // exception from one (KeyboardInterrupt) stops the run, marked partial.
+    let out: RunOutput = sim::run_observed(&s, &mut |_| {
+        if !interruptible || last_look.elapsed() < SIGNAL_CHECK_EVERY {
+            return ControlFlow::Continue(());
+        }
+        last_look = Instant::now();
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                *interrupted = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    })?;
     if let Some(dir) = out_dir {
         write_dir(dir, &out)?;
     }
@@ -72,19 +95,30 @@ fn run_and_write(
 /// Runs a resolved scenario (the TOML of `load_scenario_*`), writing the result
 /// directory when `out_dir` is given. Returns the summary as JSON and the tables
 /// `flows`, `tcp`, `queues`, `packets` as Arrow IPC streams. The GIL is released meanwhile.
+/// With `interruptible` (a call from Python's main thread, where signal handlers run),
+/// a signal handler's exception (KeyboardInterrupt) stops the run within about 50 ms of
+/// wall time plus one slice (1/1000 of the run) and is raised here; a result directory
+/// already has the results of what ran, marked partial (`summary.partial.limit =
+/// "interrupted"`).
 #[pyfunction]
-#[pyo3(signature = (resolved_toml, out_dir = None, origin = "<scenario>".to_string()))]
+#[pyo3(signature = (resolved_toml, out_dir = None, origin = "<scenario>".to_string(), interruptible = false))]
 fn run_scenario<'py>(
     py: Python<'py>,
     resolved_toml: String,
     out_dir: Option<PathBuf>,
     origin: String,
+    interruptible: bool,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
-    let result = py.detach(move || {
+    let (result, interrupted) = py.detach(move || {
+        let mut interrupted = None;
         // A panic is a bug: report it as a SimulationError, not pyo3's PanicException
         // (a BaseException that `except Exception` would not catch).
-        guard::catch(|| run_and_write(&resolved_toml, &origin, out_dir.as_deref()))
+        let result = guard::catch(|| run_and_write(&resolved_toml, &origin, out_dir.as_deref(), interruptible, &mut interrupted));
+        (result, interrupted)
     });
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
     let finished = match result {
         Ok(Ok(f)) => f,
         Ok(Err(e)) => return Err(errors::to_py(py, &e)),

@@ -41,7 +41,7 @@ impl Limits {
 /// Why a run stopped early.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stop {
-    /// `max_events`, `wall_timeout` or `max_memory`.
+    /// `max_events`, `wall_timeout`, `max_memory`, or `interrupted` (the observer of `sim::run_observed` asked to stop).
     pub limit: &'static str,
     /// What was reached, for the message.
     pub detail: String,

@@ -40,6 +40,8 @@ mod switch_fc;
 pub mod web;
 pub mod world;
 
+use std::ops::ControlFlow;
+
 use crate::error::Error;
 use crate::engine::time::SimTime;
 use crate::results::summary::PartialSummary;
@@ -57,7 +59,7 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, Error> {
 
 /// [`run`] with explicit build options.
 pub fn run_with(scenario: &Scenario, opts: build::BuildOptions) -> Result<RunOutput, Error> {
-    run_observed_with(scenario, opts, &mut |_| {})
+    run_observed_with(scenario, opts, &mut |_| ControlFlow::Continue(()))
 }
 
 /// [`run`] with every invariant checked after every event (`invariants`), as
@@ -83,12 +85,15 @@ pub const PROGRESS_SLICES: u64 = 1000;
 /// [`run`], calling `observe` after each of [`PROGRESS_SLICES`] equal slices of
 /// simulated time. The slices change nothing: the events and results are those
 /// of [`run`]. The observer decides how often to show anything (by wall clock).
-pub fn run_observed(scenario: &Scenario, observe: &mut dyn FnMut(Progress)) -> Result<RunOutput, Error> {
+/// An observer that answers `Break` stops the run there, as a limit does: the
+/// results cover what ran and are marked partial (`limit = "interrupted"`), so a
+/// caller can honour Ctrl-C without presenting a partial result as complete.
+pub fn run_observed(scenario: &Scenario, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>) -> Result<RunOutput, Error> {
     run_observed_with(scenario, build::BuildOptions::default(), observe)
 }
 
 /// Build, drive to the end or a limit, finish: every run goes this way.
-fn run_observed_with(scenario: &Scenario, opts: build::BuildOptions, observe: &mut dyn FnMut(Progress)) -> Result<RunOutput, Error> {
+fn run_observed_with(scenario: &Scenario, opts: build::BuildOptions, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>) -> Result<RunOutput, Error> {
     let wall = std::time::Instant::now();
     let mut world = build::build_with(scenario, opts)?;
     let stop = drive(&mut world, Limits::of(scenario), observe);
@@ -98,7 +103,7 @@ fn run_observed_with(scenario: &Scenario, opts: build::BuildOptions, observe: &m
 /// Runs `world` slice by slice and, within a slice, in chunks of events between
 /// which the limits are checked. Stopping between two chunks or going on gives
 /// the same events in the same order as one uninterrupted loop.
-fn drive(world: &mut world::World, limits: Limits, observe: &mut dyn FnMut(Progress)) -> Result<Option<Stop>, invariants::Violation> {
+fn drive(world: &mut world::World, limits: Limits, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>) -> Result<Option<Stop>, invariants::Violation> {
     let watch = Watch::new(limits);
     let end = world.net.end;
     let total_s = end.as_secs_f64();
@@ -121,7 +126,9 @@ fn drive(world: &mut world::World, limits: Limits, observe: &mut dyn FnMut(Progr
                 break;
             }
         }
-        observe(Progress { sim_s: at.as_secs_f64(), total_s, events: world.net.log.count() });
+        if observe(Progress { sim_s: at.as_secs_f64(), total_s, events: world.net.log.count() }).is_break() && at < end {
+            return Ok(Some(Stop { limit: "interrupted", detail: "interrupted by the caller (Ctrl-C)".into() }));
+        }
     }
     world.run();
     Ok(None)
