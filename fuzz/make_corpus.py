@@ -3,10 +3,9 @@ scenarios of the reproduction catalogue (issue 12 §1).
 
     .venv/bin/python fuzz/make_corpus.py [OUT]    # default OUT: fuzz/ (corpus/, dict/)
 
-Each catalogued experiment's quick form is started with a context that records
-the scenarios of its first batch of runs instead of running them (at most
-``PER_EXPERIMENT`` of them), so the corpus follows the catalogue without running
-it. File names are content hashes: re-running the script changes nothing unless
+Each catalogued experiment's quick form gives its first ``PER_EXPERIMENT``
+declared cases (``Experiment.cases``, reproduce/engine.py), so the corpus follows
+the catalogue without running it. File names are content hashes: re-running the script changes nothing unless
 the examples or the catalogue changed.
 """
 
@@ -16,7 +15,6 @@ import hashlib
 import json
 import shutil
 import sys
-import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -33,37 +31,6 @@ QUANTITIES = [
     "128KiB", "16MiB", "1500B", "9000B", "1GiB", "64kB", "1.5MB",
     "200ms", "0.5s", "10us", "100ns", "1h", "0s", "1e-3s", "2.5ms",
 ]
-
-
-class _Recorded(Exception):
-    """Stops an experiment once its first batch is recorded."""
-
-
-class _Recorder:
-    """Stands in for `RunContext`: records scenarios instead of running them."""
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.workers = 1
-        self.quick = True
-        self.resume = False
-        self.records: list[Any] = []
-        self.scenarios: list[str] = []
-
-    @property
-    def runs_dir(self) -> Path:
-        return self.out / "runs"
-
-    def run(self, jobs: Any, keep: Any = None) -> Any:
-        self.scenarios += [job.scenario.to_toml() for job in list(jobs)[:PER_EXPERIMENT]]
-        raise _Recorded
-
-    def run_keyed(self, jobs: Any, keeps: Any) -> Any:
-        return self.run(jobs)
-
-    def run_bench(self, builds: Any, keep: Any) -> Any:
-        self.scenarios += [builds[label]().to_toml() for label in sorted(builds)[:PER_EXPERIMENT]]
-        raise _Recorded
 
 
 def _write(target: str, data: bytes, suffix: str = "") -> None:
@@ -138,14 +105,9 @@ def main() -> int:
     if len(sys.argv) > 1:
         CORPUS, DICT = Path(sys.argv[1]) / "corpus", Path(sys.argv[1]) / "dict"
     import lfnlab
+    from lfnlab.reproduce.engine import BenchCase
     from lfnlab.reproduce.registry import catalogue
-    from lfnlab.testbed import lab
     from lfnlab.toml_text import dumps, value_text
-
-    # A testbed experiment (real.M1) checks the host for root, namespaces and iperf3
-    # before its first run; only its simulator scenarios are recorded here, so the
-    # corpus is the same on a machine without a testbed.
-    lab.check_host = lambda: None
 
     if CORPUS.exists():
         shutil.rmtree(CORPUS)
@@ -155,15 +117,11 @@ def main() -> int:
 
     for p in scenarios:
         _write("scenario", p.read_bytes(), ".toml")
+    # The first cases each experiment declares for its quick form (reproduce/engine.py).
     for exp in catalogue():
-        with tempfile.TemporaryDirectory() as tmp:
-            ctx = _Recorder(Path(tmp))
-            try:
-                exp.body(exp.params(True), ctx)  # type: ignore[arg-type]
-            except _Recorded:
-                pass
-            for text in ctx.scenarios:
-                _write("scenario", text.encode(), ".toml")
+        for case in list(exp.cases(exp.params(True)))[:PER_EXPERIMENT]:
+            scenario = case.build() if isinstance(case, BenchCase) else case.scenario
+            _write("scenario", scenario.to_toml().encode(), ".toml")
 
     for p in plans:
         _write("sweep_plan", p.read_bytes(), ".toml")

@@ -8,7 +8,7 @@ use crate::results::table::Table;
 use crate::scenario::{load_str, model::Scenario};
 use crate::net::switch::config::PRESETS;
 
-/// The spec 05 E5.1 bench (python/lfnlab/reproduce/path05.py): CH2 → port A,
+/// The spec 05 E5.1 bench (python/lfnlab/reproduce/ch05_switches/path05.py): CH2 → port A,
 /// CH3 → port B, port C → CH0, monitors at the output (ingress) and on both
 /// generator links (egress).
 fn bench(config: &str, tc1_bps: u64, tc2_bps: u64, phase_ns: u64, duration_us: u64, seed: u64, delay: &str) -> Scenario {
