@@ -315,3 +315,150 @@ fn every_segment_carries_its_senders_window_scale() {
     assert_eq!(s.rcv.wscale, 0);
     assert_eq!(out.last().expect("the handshake ACK").tcp.wscale(), 0);
 }
+
+/// A scripted path for the loss-detection tests below: every data segment the
+/// socket sends reaches an ideal receiver after `one_way` unless `drop(seq,
+/// nth)` says its `nth` transmission (0 = original) is lost; the receiver ACKs
+/// each arrival at once (cumulative ACK, up to three SACK blocks, the block
+/// holding the arrival first, TSecr = the segment's TSval), and the ACK takes
+/// `one_way` back. Socket timers fire at their deadlines. Returns the sends:
+/// (time, seq, transmission number).
+struct ScriptedPath {
+    sent: Vec<(SimTime, u64, u32)>,
+    acked_to: u64,
+}
+
+fn run_path(s: &mut TcpSocket, start: SimTime, until: SimTime, one_way: Span, drop: impl Fn(u64, u32) -> bool) -> ScriptedPath {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mss = s.snd.mss as u64;
+    let mut received: BTreeSet<u64> = BTreeSet::new();
+    let mut tx_count: BTreeMap<u64, u32> = BTreeMap::new();
+    // ACKs in flight: (arrival time, order) → packet.
+    let mut acks: BTreeMap<(SimTime, u64), Packet> = BTreeMap::new();
+    let mut order = 0u64;
+    let mut sent = Vec::new();
+    let mut out = Vec::new();
+    let mut now = start;
+    s.poll_transmit(now, 1000, &mut out);
+    loop {
+        for p in out.drain(..) {
+            if p.tcp.payload == 0 {
+                continue;
+            }
+            let seq = p.tcp.seq;
+            let nth = *tx_count.entry(seq).and_modify(|n| *n += 1).or_insert(0);
+            sent.push((now, seq, nth));
+            if drop(seq, nth) {
+                continue;
+            }
+            received.insert(seq / mss);
+            // The receiver's ACK for this arrival.
+            let mut cum = 0;
+            while received.contains(&cum) {
+                cum += 1;
+            }
+            let mut blocks: Vec<(u64, u64)> = Vec::new();
+            for &i in received.range(cum..) {
+                match blocks.last_mut() {
+                    Some(b) if b.1 == i => b.1 = i + 1,
+                    _ => blocks.push((i, i + 1)),
+                }
+            }
+            let this = seq / mss;
+            blocks.sort_by_key(|b| !(b.0 <= this && this < b.1));
+            let mut a = p;
+            a.tcp.flags = flags::ACK;
+            a.tcp.payload = 0;
+            a.tcp.wnd_bytes = 1 << 24;
+            a.tcp.ts_ecr = p.tcp.ts_val;
+            a.tcp.ack = cum * mss;
+            a.tcp.sack_n = blocks.len().min(3) as u8;
+            for (k, b) in blocks.iter().take(3).enumerate() {
+                a.tcp.sack[k] = (((b.0 - cum) * mss) as u32, ((b.1 - cum) * mss) as u32);
+            }
+            acks.insert((now + one_way + one_way, order), a);
+            order += 1;
+        }
+        let next_ack = acks.keys().next().map(|k| k.0);
+        let next_timer = s.next_deadline();
+        let Some(t) = [next_ack, next_timer].into_iter().flatten().min() else { break };
+        if t > until {
+            break;
+        }
+        now = t;
+        if next_ack == Some(t) {
+            let key = *acks.keys().next().unwrap();
+            let a = acks.remove(&key).unwrap();
+            s.on_packet(now, &a, &mut out);
+        } else {
+            s.on_timer(now, &mut out);
+        }
+        s.poll_transmit(now, 1000, &mut out);
+    }
+    ScriptedPath { sent, acked_to: s.snd.snd_una }
+}
+
+/// A RACK sender (RFC 8985; Linux 6.x `tcp_rack_detect_loss`) finds a lost
+/// retransmission once a segment sent after it is SACKed and RACK.rtt +
+/// reo_wnd has passed since it left (reo_wnd = 0 in recovery without
+/// reordering): here one RTT after it left, without an RTO. With duplicate-ACK
+/// counting the same loss waits for the RTO.
+#[test]
+fn rack_finds_a_lost_retransmission_within_one_rtt() {
+    let one_way = Span::from_ms(50);
+    let lost = |seq: u64, nth: u32, mss: u64| seq == 3 * mss && nth <= 1;
+    for (tcp, rack) in [("loss_detection = \"rack\"\nrecovery_cwnd = \"prr\"", true), ("loss_detection = \"dupthresh\"\nrecovery_cwnd = \"prr\"", false)] {
+        let mut s = socket(tcp);
+        handshake(&mut s);
+        s.snd.w.cwnd = 20.0;
+        let mss = s.snd.mss as u64;
+        let r = run_path(&mut s, ms(100), ms(3000), one_way, |seq, nth| lost(seq, nth, mss));
+        let tx: Vec<_> = r.sent.iter().filter(|x| x.1 == 3 * mss).collect();
+        assert!(tx.len() >= 3, "original, lost retransmission, second retransmission: {tx:?}");
+        let (t1, t2) = (tx[1].0, tx[2].0);
+        if rack {
+            assert_eq!(s.snd.stats.rtos, 0, "RACK repairs it without a timeout");
+            assert_eq!(s.snd.stats.lost_retransmits, 1);
+            let rtt = Span::from_ms(100);
+            assert!(t2.since(t1) >= rtt, "not before a later-sent segment is SACKed: {:?}", t2.since(t1));
+            assert!(t2.since(t1) <= rtt + Span::from_ms(5), "within one RTT + reo_wnd (0) of the retransmission: {:?}", t2.since(t1));
+        } else {
+            assert_eq!(s.snd.stats.rtos, 1, "counting finds a lost retransmission only by the RTO");
+            assert!(t2.since(t1) > Span::from_ms(200));
+        }
+        assert!(r.acked_to >= 20 * mss, "the window is delivered, snd_una {}", r.acked_to);
+    }
+}
+
+/// TLP (RFC 8985 §7; Linux `tcp_schedule_loss_probe`, `tcp_send_loss_probe`):
+/// the last two segments of a transfer are lost; 2·srtt + 2 ms after the last
+/// ACK the probe resends the last segment, its SACK lets RACK find the other
+/// after min_rtt/4, and fast recovery repairs it, with no RTO. Without TLP the
+/// same tail waits for the RTO.
+#[test]
+fn tlp_repairs_a_tail_loss_without_an_rto() {
+    for tlp in [true, false] {
+        let mut s = socket(if tlp { "loss_detection = \"rack\"\ntlp = true" } else { "loss_detection = \"rack\"\ntlp = false" });
+        // Ten segments of 1448 B (MTU 1500 with timestamps), set before the
+        // handshake lets the application write.
+        s.snd.app_set_total(SimTime::ZERO, Some(10 * 1448));
+        handshake(&mut s);
+        let mss = s.snd.mss as u64;
+        assert_eq!(mss, 1448);
+        s.snd.w.cwnd = 10.0;
+        let r = run_path(&mut s, ms(100), ms(5000), Span::from_ms(50), |seq, nth| seq >= 8 * mss && nth == 0);
+        assert_eq!(r.acked_to, 10 * mss, "the transfer completes");
+        let probe = r.sent.iter().find(|x| x.2 == 1).copied().expect("a retransmission");
+        if tlp {
+            assert_eq!(s.snd.stats.rtos, 0);
+            assert_eq!(s.snd.stats.tlp_probes, 1);
+            assert_eq!(probe.1, 9 * mss, "the probe resends the last segment");
+            // Last ACK at 200 ms; srtt 100 ms → PTO 202 ms.
+            assert_eq!(probe.0, ms(402), "the probe leaves 2·srtt + 2 ms after the last ACK");
+        } else {
+            assert_eq!(s.snd.stats.rtos, 1);
+            assert_eq!(s.snd.stats.tlp_probes, 0);
+            assert!(probe.0 > ms(402));
+        }
+    }
+}

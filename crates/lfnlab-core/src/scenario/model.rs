@@ -682,6 +682,13 @@ pub struct TcpParams {
     pub cwnd_credit: Option<String>,
     /// Slow start while `cwnd <= ssthresh` (`le`) or `cwnd < ssthresh` (`lt`).
     pub slow_start_while: Option<String>,
+    /// How a SACK sender finds lost segments: `dupthresh` (counting, with
+    /// `is_lost`) or `rack` (RFC 8985 RACK: by send time, which also finds lost
+    /// retransmissions; Linux 4.4 and later).
+    pub loss_detection: Option<String>,
+    /// Tail loss probes (RFC 8985 §7): in Open, a probe 2·srtt after the last
+    /// ACK or send, so a tail loss is repaired without an RTO (Linux 3.10 and later).
+    pub tlp: Option<bool>,
     /// `rfc`, `rate_halving` or `prr`.
     pub recovery_cwnd: Option<String>,
     /// `rfc6675` or `fack`.

@@ -38,6 +38,13 @@ named_enum!(
     IsLost { Rfc6675 => "rfc6675", Fack => "fack" }
 );
 named_enum!(
+    /// How a SACK sender finds lost segments (issue 38 item 3): by counting
+    /// (`dupthresh`, with the `is_lost` rule of spec 06 §2.5) or by time
+    /// (`rack`, RFC 8985 as Linux 6.x `tcp_recovery.c`, which also finds lost
+    /// retransmissions). Without SACK both mark as NewReno does.
+    LossDetection { Dupthresh => "dupthresh", Rack => "rack" }
+);
+named_enum!(
     /// RTO formula (spec 06 §2.6).
     RtoFormula { Linux => "linux", Rfc6298 => "rfc6298" }
 );
@@ -159,6 +166,9 @@ pub struct TcpConfig {
     pub slow_start_while: SlowStartWhile,
     pub recovery_cwnd: RecoveryCwnd,
     pub is_lost: IsLost,
+    pub loss_detection: LossDetection,
+    /// Tail loss probes (RFC 8985 §7, Linux `tcp_schedule_loss_probe`).
+    pub tlp: bool,
     pub rto_init: Span,
     pub rto_min: Span,
     pub rto_max: Span,

@@ -21,6 +21,7 @@ pub mod cps;
 pub mod cwnd_usage;
 pub mod delivery_rate;
 pub mod pacing_rate;
+pub mod rack;
 pub mod ranges;
 pub mod receiver;
 pub mod recovery;

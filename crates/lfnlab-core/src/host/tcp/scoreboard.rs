@@ -74,6 +74,9 @@ pub struct CumAck {
     pub newly_delivered: u64,
     /// Send time of the earliest newly acknowledged, never retransmitted segment.
     pub karn_sent_at: Option<SimTime>,
+    /// Start of the lowest newly acknowledged segment that was neither SACKed
+    /// nor ever retransmitted (Linux `tcp_clean_rtx_queue`'s `reord`).
+    pub pristine_low: Option<u64>,
     /// The latest-sent newly delivered segment (for the rate sample).
     pub latest: Option<SegRecord>,
 }
@@ -96,6 +99,10 @@ pub struct Scoreboard {
     rule3_scan: u64,
     /// Segments ever marked Lost (cumulative; `AckSample::newly_lost`).
     pub lost_marks: u64,
+    /// One past the highest retransmission RACK marked Lost again: NextSeg
+    /// rule 1 looks up to here too (a rule-3 retransmission may lie above
+    /// `lost_scan`).
+    lost_end: u64,
 }
 
 impl Scoreboard {
@@ -178,6 +185,9 @@ impl Scoreboard {
                 r.newly_delivered += 1;
                 if r.latest.is_none_or(|l| l.sent_at <= s.sent_at) {
                     r.latest = Some(s);
+                }
+                if !s.has(EVER_RETRANS) && r.pristine_low.is_none() {
+                    r.pristine_low = Some(s.start);
                 }
             }
             if s.has(LOST) {
@@ -305,9 +315,47 @@ impl Scoreboard {
         }
     }
 
+    /// RACK (`host::tcp::rack`): the first segment index not yet settled
+    /// (SACKed, Lost or retransmitted); the walk over original transmissions
+    /// starts here.
+    pub fn unsettled_from(&self) -> u64 {
+        self.lost_scan.max(self.base)
+    }
+
+    /// RACK: every segment below `idx` is settled.
+    pub fn settle_below(&mut self, idx: u64) {
+        self.lost_scan = self.lost_scan.max(idx);
+    }
+
+    /// RACK: an original transmission is lost (`tcp_mark_skb_lost`).
+    pub fn mark_original_lost(&mut self, idx: u64) {
+        let seg = self.get_mut(idx);
+        debug_assert!(seg.flags & (SACKED | LOST) == 0);
+        seg.flags |= LOST;
+        self.lost_out += 1;
+        self.lost_marks += 1;
+        self.retx_scan = self.retx_scan.min(idx);
+    }
+
+    /// RACK: a retransmission is lost again (`tcp_mark_skb_lost`: Lost, the
+    /// Retransmitted flag cleared, so NextSeg rule 1 sends it once more).
+    pub fn mark_retransmission_lost(&mut self, idx: u64) {
+        let pos = (idx - self.base) as usize;
+        self.clear_flag(pos, RETRANS);
+        let seg = &mut self.segs[pos];
+        if !seg.has(LOST) {
+            seg.flags |= LOST;
+            self.lost_out += 1;
+        }
+        self.lost_marks += 1;
+        self.retx_scan = self.retx_scan.min(idx);
+        self.lost_end = self.lost_end.max(idx + 1);
+        self.check();
+    }
+
     /// NextSeg rule 1: the lowest Lost segment not yet retransmitted.
     pub fn next_lost(&mut self) -> Option<u64> {
-        let limit = self.lost_scan.min(self.end_idx());
+        let limit = self.lost_scan.max(self.lost_end).min(self.end_idx());
         while self.retx_scan < limit {
             let seg = self.get(self.retx_scan);
             if seg.flags & (LOST | RETRANS | SACKED) == LOST {

@@ -8,7 +8,8 @@ use super::delivery_rate::DeliveryRate;
 use super::pacing_rate::PacingRate;
 use super::recovery::{Recovery, RecoveryAck, DUPTHRESH};
 use super::snd_limits::SndLimits;
-use super::config::{CwndCredit, IdleRestart, IsLost, SendStallPolicy, SlowStartWhile, TcpConfig};
+use super::config::{CwndCredit, IdleRestart, IsLost, LossDetection, SendStallPolicy, SlowStartWhile, TcpConfig};
+use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::scoreboard::{CumAck, LOST, SegRecord, Scoreboard};
 use crate::engine::time::{SimTime, Span};
@@ -36,6 +37,12 @@ pub struct SenderStats {
     pub recoveries: u64,
     /// Times the idle-restart rule cut cwnd (spec 06 §2.7).
     pub idle_restarts: u64,
+    /// Tail loss probes sent (Linux `TCPLossProbes`).
+    pub tlp_probes: u64,
+    /// Probes that repaired a loss (Linux `TCPLossProbeRecovery`).
+    pub tlp_recoveries: u64,
+    /// Retransmissions RACK found lost (Linux `TCPLostRetransmit`).
+    pub lost_retransmits: u64,
 }
 
 impl SenderStats {
@@ -61,6 +68,17 @@ pub struct Sender {
     cwnd_credit: CwndCredit,
     ss_while: SlowStartWhile,
     is_lost: IsLost,
+    /// RACK (RFC 8985) instead of duplicate-ACK counting (`host::tcp::rack`).
+    rack_on: bool,
+    tlp_on: bool,
+    rto_min: Span,
+    rto_init: Span,
+    /// RACK and TLP state (`host::tcp::rack`).
+    pub rack: Rack,
+    /// The probe timer fired: the next segment is a loss probe.
+    probe_pending: bool,
+    /// A probe left in the last `on_sent` (the socket then restarts the RTO).
+    probe_sent: bool,
     stall_policy: SendStallPolicy,
     burst_moderation: bool,
     idle_restart: IdleRestart,
@@ -159,6 +177,13 @@ impl Sender {
             cwnd_credit: cfg.cwnd_credit,
             ss_while: cfg.slow_start_while,
             is_lost: cfg.is_lost,
+            rack_on: cfg.loss_detection == LossDetection::Rack,
+            tlp_on: cfg.tlp,
+            rto_min: cfg.rto_min,
+            rto_init: cfg.rto_init,
+            rack: Rack::default(),
+            probe_pending: false,
+            probe_sent: false,
             stall_policy: cfg.send_stall_policy,
             burst_moderation: cfg.burst_moderation,
             idle_restart: cfg.idle_restart,
@@ -324,12 +349,13 @@ impl Sender {
             had_outstanding: self.sb.packets_out > 0,
             lost_marks: self.sb.lost_marks,
         };
-        let d = self.take_deliveries(h);
+        let d = self.take_deliveries(now, h, rtt);
         let advanced = d.cum.segments > 0;
         let rate = self.rate.on_ack(now, d.newly_delivered, d.latest, rtt.min_rtt, self.mss);
         self.round.acked += d.cum.segments;
         let rtt_sample = self.sample_rtt(now, h, &d.cum, rtt);
         let round_start = self.end_round(now, ack, advanced, rtt);
+        self.process_tlp_ack(now, h, advanced, d.newly_sacked > 0, rtt);
         let is_dup = self.count_dupack(h, &prior, advanced, d.newly_sacked);
         self.update_ca_state(now, ack, advanced, rtt);
 
@@ -354,13 +380,20 @@ impl Sender {
 
     /// What the ACK newly delivers: its SACK blocks (RFC 2018, D-SACK RFC
     /// 2883), then the cumulative advance; snd_una and snd_wnd move.
-    fn take_deliveries(&mut self, h: &TcpHeader) -> Deliveries {
+    fn take_deliveries(&mut self, now: SimTime, h: &TcpHeader, rtt: &RttEstimator) -> Deliveries {
         let ack = h.ack;
+        // Reordering (`tcp_check_sack_reordering`): a never retransmitted
+        // segment delivered below the highest SACKed byte before this ACK.
+        let prior_fack = self.sb.highest_sacked_end().unwrap_or(self.snd_una);
+        let mut reord_low = u64::MAX;
         // The latest-sent segment this ACK newly delivers (spec 06 §4.2).
         let mut latest: Option<SegRecord> = None;
         let mut note = |s: &SegRecord| {
             if latest.is_none_or(|l| l.sent_at <= s.sent_at) {
                 latest = Some(*s);
+            }
+            if !s.has(super::scoreboard::EVER_RETRANS) {
+                reord_low = reord_low.min(s.start);
             }
         };
         let mut newly_sacked = 0;
@@ -380,6 +413,18 @@ impl Sender {
         let cum = if ack > self.snd_una { self.sb.ack_cum(ack) } else { Default::default() };
         if let Some(c) = &cum.latest {
             note(c);
+        }
+        reord_low = reord_low.min(cum.pristine_low.unwrap_or(u64::MAX));
+        if self.rack_on && self.sack {
+            if let Some(l) = &latest {
+                self.rack.advance(now, l, rtt.min_rtt);
+            }
+            self.rack.note_reordering(reord_low, prior_fack, self.mss);
+            if h.dsack {
+                self.rack.on_dsack();
+            }
+            let prior_delivered = latest.map_or(0, |l| l.delivered(self.rate.delivered));
+            self.rack.update_reo_wnd(prior_delivered, self.rate.delivered + cum.newly_delivered);
         }
         self.snd_una = ack;
         self.snd_wnd = h.window();
@@ -428,7 +473,7 @@ impl Sender {
         let is_dup = (!advanced && h.payload == 0 && !prior.window_changed && prior.had_outstanding && h.ack == prior.una)
             || (self.sack && newly_sacked > 0);
         self.rec.count_ack(advanced, is_dup);
-        if self.sack {
+        if self.sack && !self.rack_on {
             self.sb.mark_lost(DUPTHRESH as u64, self.is_lost == IsLost::Fack);
         }
         is_dup
@@ -452,11 +497,22 @@ impl Sender {
             _ => {}
         }
 
-        // Entering recovery: once per window (snd_una > recover).
-        if matches!(self.state, CaState::Open | CaState::Disorder | CaState::Cwr)
+        if self.rack_on && self.sack {
+            // Linux 6.x tcp_fastretrans_alert → tcp_identify_packet_loss →
+            // tcp_rack_mark_lost, then tcp_time_to_recover: lost_out > 0. In
+            // Loss, a lost retransmission starts a recovery too (the
+            // FLAG_LOST_RETRANS fall-through).
+            let lost_retransmits = self.rack_detect(now, rtt, true);
+            let from_open = matches!(self.state, CaState::Open | CaState::Disorder | CaState::Cwr) && self.rec.may_enter(ack);
+            let from_loss = self.state == CaState::Loss && lost_retransmits > 0;
+            if (from_open || from_loss) && self.sb.lost_out > 0 {
+                self.enter_recovery(now, rtt);
+            }
+        } else if matches!(self.state, CaState::Open | CaState::Disorder | CaState::Cwr)
             && self.rec.may_enter(ack)
             && self.sb.packets_out > 0
         {
+            // Entering recovery: once per window (snd_una > recover).
             let head_lost = self.sack && self.sb.first().is_some_and(|s| s.has(LOST));
             if self.rec.dupacks >= DUPTHRESH || head_lost {
                 self.enter_recovery(now, rtt);
@@ -567,7 +623,12 @@ impl Sender {
         let ctx = self.ctx(now, rtt);
         let ss = self.cc.ssthresh(&ctx, &self.w, SsthreshReason::FastRetransmit);
         self.w.ssthresh = ss.max(2.0);
-        self.sb.mark_head_lost();
+        // With RACK the losses are already marked (Linux marks the head only in
+        // tcp_update_scoreboard, which runs when RACK is off).
+        if !(self.rack_on && self.sack) {
+            self.sb.mark_head_lost();
+        }
+        self.rack.on_recovery_start();
         self.stats.recoveries += 1;
         let window_rules = !self.cc.has_cong_control();
         self.rec.enter(&mut self.w, self.snd_max, self.sb.pipe(), self.sack, window_rules);
@@ -575,6 +636,7 @@ impl Sender {
     }
 
     fn exit_recovery(&mut self, now: SimTime, rtt: &RttEstimator) {
+        self.rack.on_recovery_end();
         if !self.cc.has_cong_control() {
             self.w.cwnd = self.rec.exit_cwnd(&self.w, self.sb.packets_out, self.sack);
         }
@@ -593,6 +655,8 @@ impl Sender {
         }
         self.w.cwnd = 1.0;
         self.sb.on_rto();
+        self.rack.on_rto();
+        self.probe_pending = false;
         self.rec.on_rto(self.snd_max);
         self.set_state(now, rtt, CaState::Loss);
         let ctx = self.ctx(now, rtt);
@@ -638,6 +702,12 @@ impl Sender {
     pub fn next_segment(&mut self, now: SimTime, rtt: &RttEstimator) -> Result<ToSend, SndLim> {
         if !self.established {
             return Err(SndLim::Application);
+        }
+        if self.probe_pending {
+            if let Some(seg) = self.probe_segment() {
+                return Ok(seg);
+            }
+            self.probe_pending = false;
         }
         if self.retransmit_now {
             self.retransmit_now = false;
@@ -689,6 +759,9 @@ impl Sender {
         match seg.retransmit {
             Some(idx) => {
                 self.sb.retransmitted(idx, now);
+                if self.rack_on {
+                    self.rack.on_retransmit(idx, now);
+                }
                 // A retransmission is a new transmission for the rate sample (spec 06 §4.2).
                 self.rate.stamp(self.sb.get_mut(idx));
                 self.stats.retrans += 1;
@@ -721,6 +794,114 @@ impl Sender {
         }
         self.stats.segments_sent += 1;
         self.last_data_sent = Some(now);
+        if self.probe_pending {
+            // tcp_send_loss_probe: probe_sent records snd_nxt.
+            self.probe_pending = false;
+            self.probe_sent = true;
+            self.stats.tlp_probes += 1;
+            self.rack.on_probe_sent(self.snd_max, seg.retransmit.is_some());
+        }
+    }
+
+    /// RACK detection (`tcp_rack_mark_lost`; `gated`: only when a delivery
+    /// advanced RACK, as on an ACK). Returns the lost retransmissions found.
+    fn rack_detect(&mut self, now: SimTime, rtt: &RttEstimator, gated: bool) -> u64 {
+        if gated && !self.rack.take_advanced() {
+            return 0;
+        }
+        let in_recovery = matches!(self.state, CaState::Recovery | CaState::Loss);
+        let reo_wnd = self.rack.reo_wnd(in_recovery, self.sb.sacked_out, rtt.min_rtt, rtt.srtt);
+        let d = self.rack.detect_loss(now, &mut self.sb, reo_wnd);
+        self.stats.lost_retransmits += d.lost_retransmits;
+        d.lost_retransmits
+    }
+
+    /// The reorder timer fired (`tcp_rack_reo_timeout`): mark what has expired;
+    /// if that changed the flight, enter recovery (unless in it) with one
+    /// segment's send quota, as Linux's `tcp_cwnd_reduction(sk, 1, …)`.
+    pub fn on_reo_timeout(&mut self, now: SimTime, rtt: &RttEstimator) {
+        self.rack.reo_deadline = None;
+        let prior = self.sb.pipe();
+        self.rack_detect(now, rtt, false);
+        if self.sb.pipe() != prior && self.state != CaState::Recovery {
+            self.enter_recovery(now, rtt);
+            if !self.cc.has_cong_control() {
+                let pipe = self.sb.pipe();
+                let a = RecoveryAck { acked: 0, delivered: 1, dup: false, advanced: false };
+                self.rec.on_ack(&mut self.w, pipe, self.sack, a);
+                self.bound();
+            }
+        }
+    }
+
+    /// `tcp_schedule_loss_probe`: arm the probe timer in Open or CWR with data
+    /// outstanding, no later than the RTO (`rto_left`). Returns whether it was armed.
+    /// `after_send`: called from the transmit path (`tcp_write_xmit`), where a
+    /// refusal leaves the timer as it was; after an ACK (`tcp_set_xmit_timer`)
+    /// a refusal means the RTO rules alone.
+    pub fn schedule_loss_probe(&mut self, now: SimTime, rtt: &RttEstimator, rto_left: Span, after_send: bool) -> bool {
+        let armed = self.tlp_on
+            && self.sack
+            && self.sb.packets_out > 0
+            && matches!(self.state, CaState::Open | CaState::Cwr);
+        if armed {
+            let pto = Rack::probe_timeout(rtt.srtt, self.sb.packets_out, self.rto_min, self.rto_init, rto_left);
+            self.rack.tlp_deadline = Some(now + pto);
+        } else if !after_send {
+            self.rack.tlp_deadline = None;
+        }
+        armed
+    }
+
+    /// The probe timer fired (`tcp_send_loss_probe`): with no probe
+    /// outstanding, the next segment sent is the probe.
+    pub fn on_probe_timer(&mut self) {
+        self.rack.tlp_deadline = None;
+        if self.rack.tlp_high_seq.is_none() && self.sb.packets_out > 0 {
+            self.probe_pending = true;
+        }
+    }
+
+    /// Did the last `on_sent` send a probe? (The socket restarts the RTO.)
+    pub fn take_probe_sent(&mut self) -> bool {
+        std::mem::replace(&mut self.probe_sent, false)
+    }
+
+    /// The probe: new data if the peer's window allows it, even with cwnd
+    /// full (`tcp_write_xmit` with push_one = 2), else the highest segment
+    /// sent, again (`skb_rb_last` of the retransmission queue).
+    fn probe_segment(&self) -> Option<ToSend> {
+        let avail = self.app.written - self.snd_max;
+        if avail > 0 {
+            let len = avail.min(self.mss as u64);
+            if self.snd_max + len <= self.snd_una + self.snd_wnd {
+                return Some(ToSend { start: self.snd_max, len: len as u32, retransmit: None });
+            }
+        }
+        let idx = self.sb.end_idx().checked_sub(1).filter(|&i| i >= self.sb.base())?;
+        let s = self.sb.get(idx);
+        (!s.has(super::scoreboard::SACKED)).then_some(ToSend { start: s.start, len: s.len as u32, retransmit: Some(idx) })
+    }
+
+    /// `tcp_process_tlp_ack`: a probe that repaired a loss costs one cwnd
+    /// reduction, as Linux's CWR: ssthresh from the algorithm, cwnd = ssthresh
+    /// (`tcp_init_cwnd_reduction`, `tcp_end_cwnd_reduction`).
+    fn process_tlp_ack(&mut self, now: SimTime, h: &TcpHeader, advanced: bool, new_data_sacked: bool, rtt: &RttEstimator) {
+        let dsack_end = h.dsack.then(|| h.sack_block(0).1);
+        if !self.rack.process_tlp_ack(h.ack, dsack_end, advanced, new_data_sacked) {
+            return;
+        }
+        self.stats.tlp_recoveries += 1;
+        if self.cc.has_cong_control() {
+            return;
+        }
+        let ctx = self.ctx(now, rtt);
+        self.w.ssthresh = self.cc.ssthresh(&ctx, &self.w, SsthreshReason::FastRetransmit).max(2.0);
+        let prior = self.state;
+        self.set_state(now, rtt, CaState::Cwr);
+        self.w.cwnd = self.w.ssthresh;
+        self.set_state(now, rtt, prior);
+        self.bound();
     }
 
     /// The IFQ refused a data segment (spec 06 §2.8).

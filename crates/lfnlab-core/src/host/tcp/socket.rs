@@ -434,6 +434,12 @@ impl TcpSocket {
         }
         if h.has(flags::ACK) && self.snd.snd_max > 0 && self.snd.on_ack(now, h, &mut self.rtt) {
             self.rto_deadline = if self.snd.sb.packets_out > 0 { Some(now + self.rtt.rto()) } else { None };
+            // tcp_set_xmit_timer: a loss probe instead, unless RACK's reorder
+            // timer waits (tcp_identify_packet_loss clears FLAG_SET_XMIT_TIMER).
+            if self.snd.rack.reo_deadline.is_none() {
+                let rto = self.rtt.rto();
+                self.snd.schedule_loss_probe(now, &self.rtt, rto, false);
+            }
             if self.completed_at.is_none() && self.snd.all_acked() {
                 self.completed_at = Some(now);
             }
@@ -538,6 +544,7 @@ impl TcpSocket {
         if self.snd.app.rate_limited() {
             self.snd.app_write(now);
         }
+        let mut sent_new = false;
         let lim = loop {
             if self.tsq && self.tsq_bytes >= self.tsq_limit_bytes() {
                 break SndLim::Stall;
@@ -616,6 +623,11 @@ impl TcpSocket {
             self.tsq_bytes += p.l2_bytes();
             out.push(p);
             self.snd.on_sent(sent_at, seg);
+            if self.snd.take_probe_sent() {
+                // tcp_send_loss_probe → tcp_rearm_rto: the RTO from now.
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
+            sent_new |= seg.retransmit.is_none();
             if seg.retransmit.is_none() {
                 if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
                     snd.on_data_sent();
@@ -628,6 +640,11 @@ impl TcpSocket {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
         };
+        if sent_new {
+            // tcp_write_xmit: one loss probe per tail, no later than the RTO.
+            let rto_left = self.rto_deadline.map_or(self.rtt.rto(), |t| t.since(now.min(t)));
+            self.snd.schedule_loss_probe(now, &self.rtt, rto_left, true);
+        }
         self.snd.set_lim(now, lim);
         self.snd.cwnd_validate();
         self.app_deadline = if lim == SndLim::Application { self.snd.app_wake_at() } else { None };
@@ -637,7 +654,8 @@ impl TcpSocket {
     /// Earliest timer deadline.
     pub fn next_deadline(&self) -> Option<SimTime> {
         let qs = self.qs.as_ref().and_then(|q| q.sender.as_ref()).and_then(|s| s.next_deadline());
-        [self.rto_deadline, self.rcv.delack_deadline, self.pace_deadline, self.app_deadline, qs].into_iter().flatten().min()
+        let (reo, tlp) = (self.snd.rack.reo_deadline, self.snd.rack.tlp_deadline);
+        [self.rto_deadline, self.rcv.delack_deadline, self.pace_deadline, self.app_deadline, qs, reo, tlp].into_iter().flatten().min()
     }
 
     /// Fire every timer due at `now`.
@@ -649,6 +667,16 @@ impl TcpSocket {
             if snd.next_deadline().is_some_and(|t| t <= now) {
                 let change = snd.on_timer(now);
                 self.apply_qs(change);
+            }
+        }
+        if self.phase == Phase::Established {
+            // RACK's reorder timer and the loss probe (Linux's retransmit timer
+            // pending ICSK_TIME_REO_TIMEOUT / ICSK_TIME_LOSS_PROBE).
+            if self.snd.rack.reo_deadline.is_some_and(|t| t <= now) {
+                self.snd.on_reo_timeout(now, &self.rtt);
+            }
+            if self.snd.rack.tlp_deadline.is_some_and(|t| t <= now) {
+                self.snd.on_probe_timer();
             }
         }
         if self.rto_deadline.is_some_and(|t| t <= now) {

@@ -80,6 +80,11 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
     // cumulatively or by SACK, so a cumulative ACK over data SACKed earlier credits only
     // what it newly delivered (after an RTO: the retransmission, not the SACKed window).
     let cwnd_credit = if profile == "linux-modern" { "delivered" } else { "acked" };
+    // RACK and TLP: Linux 6.x `sysctl_tcp_recovery = TCP_RACK_LOSS_DETECTION`
+    // (net/ipv4/tcp_ipv4.c tcp_sk_init) and `sysctl_tcp_early_retrans = 3` (TLP);
+    // `tcp_identify_packet_loss` marks by RACK alone for SACK connections. RACK
+    // arrived in 4.4 and TLP in 3.10, so 2.4.20 and 2.6.x count duplicate ACKs.
+    let (loss_detection, tlp) = if profile == "linux-modern" { ("rack", true) } else { ("dupthresh", false) };
     Some(TcpParams {
         iw: text(iw),
         abc_l: Some(abc_l),
@@ -87,6 +92,8 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
         slow_start_while: text(slow_start_while),
         recovery_cwnd: text(recovery_cwnd),
         is_lost: text(is_lost),
+        loss_detection: text(loss_detection),
+        tlp: Some(tlp),
         // Initial RTO: CHOICE (unverified constant) of spec 06 §2.1.
         rto_init: s(rto_init),
         rto_min: ms(200),
@@ -121,9 +128,9 @@ mod tests {
         for name in PROFILES {
             let p = profile_params(name).unwrap();
             assert!(default_cc(name).is_some());
-            // Every field Some: serializing shows all 26 keys.
+            // Every field Some: serializing shows all 28 keys.
             let text = toml::to_string(&p).unwrap();
-            assert_eq!(text.lines().count(), 26, "{name}:\n{text}");
+            assert_eq!(text.lines().count(), 28, "{name}:\n{text}");
         }
         assert!(profile_params("linux-3.0").is_none());
     }
@@ -142,5 +149,7 @@ mod tests {
         assert_eq!(old.ack_policy.as_deref(), Some("delayed"));
         assert_eq!(old.delack.as_deref(), Some("fixed"));
         assert_eq!(old.cwnd_credit.as_deref(), Some("acked"));
+        assert_eq!((modern.loss_detection.as_deref(), modern.tlp), (Some("rack"), Some(true)));
+        assert_eq!((old.loss_detection.as_deref(), old.tlp), (Some("dupthresh"), Some(false)));
     }
 }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use crate::scenario::model::{FlowKind, Scenario, TcpParams};
 use crate::error::InputError;
 use crate::host::tcp::config::{
-    AckPolicy, BufferSemantics, CwndCredit, Delack, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
+    AckPolicy, BufferSemantics, CwndCredit, Delack, LossDetection, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
     RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, TcpConfig,
     TruesizeModel,
 };
@@ -33,6 +33,7 @@ pub fn check_params(p: &TcpParams, file: &str, at: &str) -> Result<(), InputErro
         slow_start_while: SlowStartWhile,
         recovery_cwnd: RecoveryCwnd,
         is_lost: IsLost,
+        loss_detection: LossDetection,
         rto_formula: RtoFormula,
         ack_policy: AckPolicy,
         delack: Delack,
@@ -82,6 +83,8 @@ pub fn merge(base: &TcpParams, over: &TcpParams) -> TcpParams {
         slow_start_while,
         recovery_cwnd,
         is_lost,
+        loss_detection,
+        tlp,
         rto_init,
         rto_min,
         rto_max,
@@ -157,6 +160,8 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
         slow_start_while: name(&p.slow_start_while),
         recovery_cwnd: name(&p.recovery_cwnd),
         is_lost: name(&p.is_lost),
+        loss_detection: name(&p.loss_detection),
+        tlp: flag(p.tlp),
         rto_init: span(p.rto_init),
         rto_min: span(p.rto_min),
         rto_max: span(p.rto_max),
