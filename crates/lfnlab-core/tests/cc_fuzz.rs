@@ -48,7 +48,7 @@ enum Recovery {
 
 fn profile_rules(name: &str) -> Profile {
     match name {
-        "linux-2.4" => Profile { l: 1.0, ss_le: true, iw: 2.0, recovery: Recovery::Rfc },
+        "linux-2.4" => Profile { l: 1.0, ss_le: true, iw: 2.0, recovery: Recovery::RateHalving },
         "linux-2.6" => Profile { l: 1.0, ss_le: true, iw: 3.0, recovery: Recovery::RateHalving },
         _ => Profile { l: f64::INFINITY, ss_le: false, iw: 10.0, recovery: Recovery::Prr },
     }

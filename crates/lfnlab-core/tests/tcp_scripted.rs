@@ -261,7 +261,7 @@ fn rto_then_fill_the_first_hole(tcp: &'static str) -> (TcpSocket, f64) {
 /// the retransmitted hole under 29 SACKed segments must still stop at ssthresh.
 #[test]
 fn loss_growth_stops_slow_start_at_ssthresh() {
-    let (s, after_sacks) = rto_then_fill_the_first_hole("abc_l = 0\ncwnd_credit = \"acked\"");
+    let (s, after_sacks) = rto_then_fill_the_first_hole("abc_l = 0\ncwnd_credit = \"acked\"\nburst_moderation = false");
     assert_eq!(after_sacks, 1.0, "SACKs alone do not grow cwnd");
     assert!(
         s.snd.w.cwnd <= s.snd.w.ssthresh + 1.0,
@@ -270,6 +270,17 @@ fn loss_growth_stops_slow_start_at_ssthresh() {
         s.snd.w.ssthresh
     );
     assert!(s.snd.w.cwnd >= s.snd.w.ssthresh, "slow start reaches ssthresh: cwnd {}", s.snd.w.cwnd);
+}
+
+/// Burst moderation in Loss (Linux 2.4.20 / 2.6.x `tcp_fastretrans_alert`,
+/// TCP_CA_Loss: `tcp_moderate_cwnd` on every ACK): the same ACK, with
+/// moderation on, leaves cwnd at in_flight + 3. In flight after it: segments
+/// 30–39, of which 31–39 are SACKed and 30 is Lost, so pipe = 0 and cwnd = 3.
+#[test]
+fn loss_acks_are_moderated() {
+    let (s, _) = rto_then_fill_the_first_hole("abc_l = 0\ncwnd_credit = \"acked\"\nburst_moderation = true");
+    assert_eq!(s.snd.sb.pipe(), 0);
+    assert_eq!(s.snd.w.cwnd, 3.0, "cwnd ≤ in_flight + max_burst (3)");
 }
 
 /// Linux 6.x (net/ipv4/tcp_input.c: tcp_ack passes tcp_newly_delivered() to

@@ -559,7 +559,9 @@ impl Sender {
                 if advanced {
                     self.grow(now, rtt, sample);
                 }
-                if self.state == CaState::Disorder {
+                // Moderation on ACKs in Disorder and, as Linux 2.4.20 / 2.6.x
+                // tcp_fastretrans_alert's TCP_CA_Loss case, on every ACK in Loss.
+                if matches!(self.state, CaState::Disorder | CaState::Loss) {
                     self.moderate_burst();
                 }
             }

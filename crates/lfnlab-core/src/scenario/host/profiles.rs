@@ -39,8 +39,24 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
         tsq,
         burst,
     ) = match profile {
+        // Linux 2.4.20 (docs/profiles-from-source.md): rate halving (net/ipv4/tcp_input.c
+        // tcp_cwnd_down), FACK (`int sysctl_tcp_fack = 1;`), moderation (tcp_moderate_cwnd,
+        // include/net/tcp.h tcp_max_burst = 3), the quick-ACK receiver with the adaptive
+        // timer (tcp_incr_quickack, tcp_event_data_recv), and at a full device queue
+        // tcp_enter_cwr: cwnd = min(cwnd, in_flight + 1), then tcp_cwnd_down per ACK,
+        // as in 2.6 (tcp_output.c tcp_transmit_skb → include/net/tcp.h __tcp_enter_cwr).
         "linux-2.4" => (
-            "2", 1, "le", "rfc", "rfc6675", 3, "delayed", "fixed", "cwr", false, false,
+            "2",
+            1,
+            "le",
+            "rate_halving",
+            "fack",
+            3,
+            "linux_quickack",
+            "adaptive",
+            "cwr_gradual",
+            false,
+            true,
         ),
         "linux-2.6" => (
             "rfc3390",
@@ -112,7 +128,11 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
         window_scale: Some(true),
         ssthresh_basis: text("cwnd"),
         cwnd_limited_growth: Some(true),
-        adv_win_scale: Some(1),
+        // `int sysctl_tcp_adv_win_scale = 2;` in 2.4.20, 2.6.12 and 2.6.20
+        // net/ipv4/tcp_input.c (φ = ¾); 1 from Linux 3.x (2012). Linux 6.x derives
+        // the fraction from the driver's truesize (`scaling_ratio`): ½ stays our
+        // CHOICE for `linux-modern` until autotuning models it (issue 38 item 4).
+        adv_win_scale: Some(if profile == "linux-modern" { 1 } else { 2 }),
         truesize_model: text("payload"),
         rwnd_policy: text("linux_fraction"),
         buffer_semantics: text("kernel"),
@@ -146,8 +166,15 @@ mod tests {
             Some(TimeSpan::from_span(Span::from_secs(1)))
         );
         let old = profile_params("linux-2.4").unwrap();
-        assert_eq!(old.ack_policy.as_deref(), Some("delayed"));
-        assert_eq!(old.delack.as_deref(), Some("fixed"));
+        // 2.4.20 per its source (docs/profiles-from-source.md).
+        assert_eq!(old.recovery_cwnd.as_deref(), Some("rate_halving"));
+        assert_eq!(old.is_lost.as_deref(), Some("fack"));
+        assert_eq!(old.burst_moderation, Some(true));
+        assert_eq!(old.adv_win_scale, Some(2));
+        assert_eq!(old.ack_policy.as_deref(), Some("linux_quickack"));
+        assert_eq!(old.send_stall_policy.as_deref(), Some("cwr_gradual"));
+        assert_eq!(profile_params("linux-2.6").unwrap().adv_win_scale, Some(2));
+        assert_eq!(modern.adv_win_scale, Some(1));
         assert_eq!(old.cwnd_credit.as_deref(), Some("acked"));
         assert_eq!((modern.loss_detection.as_deref(), modern.tlp), (Some("rack"), Some(true)));
         assert_eq!((old.loss_detection.as_deref(), old.tlp), (Some("dupthresh"), Some(false)));
