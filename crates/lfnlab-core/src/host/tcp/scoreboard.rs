@@ -5,6 +5,9 @@
 //! - loss marking, NextSeg rule 1 and rule 3 walk monotone scan pointers, so
 //!   each segment is visited a bounded number of times between RTOs.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::engine::block_ring::BlockRing;
 
 use super::ranges::RangeSet;
@@ -99,10 +102,11 @@ pub struct Scoreboard {
     rule3_scan: u64,
     /// Segments ever marked Lost (cumulative; `AckSample::newly_lost`).
     pub lost_marks: u64,
-    /// One past the highest retransmission RACK marked Lost again: NextSeg
-    /// rule 1 looks up to here too (a rule-3 retransmission may lie above
-    /// `lost_scan`).
-    lost_end: u64,
+    /// Retransmissions RACK marked Lost again, lowest first: NextSeg rule 1
+    /// takes the lower of these and the scan's find, so a re-lost segment
+    /// costs O(log n) and never rewinds `retx_scan` over a settled stretch
+    /// (a probe or rule-3 retransmission may also lie above `lost_scan`).
+    relost: BinaryHeap<Reverse<u64>>,
 }
 
 impl Scoreboard {
@@ -329,12 +333,12 @@ impl Scoreboard {
 
     /// RACK: an original transmission is lost (`tcp_mark_skb_lost`).
     pub fn mark_original_lost(&mut self, idx: u64) {
+        debug_assert!(idx >= self.lost_scan && self.retx_scan <= idx, "RACK marks originals at or above the settled stretch");
         let seg = self.get_mut(idx);
         debug_assert!(seg.flags & (SACKED | LOST) == 0);
         seg.flags |= LOST;
         self.lost_out += 1;
         self.lost_marks += 1;
-        self.retx_scan = self.retx_scan.min(idx);
     }
 
     /// RACK: a retransmission is lost again (`tcp_mark_skb_lost`: Lost, the
@@ -348,22 +352,34 @@ impl Scoreboard {
             self.lost_out += 1;
         }
         self.lost_marks += 1;
-        self.retx_scan = self.retx_scan.min(idx);
-        self.lost_end = self.lost_end.max(idx + 1);
+        self.relost.push(Reverse(idx));
         self.check();
     }
 
     /// NextSeg rule 1: the lowest Lost segment not yet retransmitted.
     pub fn next_lost(&mut self) -> Option<u64> {
-        let limit = self.lost_scan.max(self.lost_end).min(self.end_idx());
+        let relost = self.next_relost();
+        let limit = self.lost_scan.min(self.end_idx());
         while self.retx_scan < limit {
             let seg = self.get(self.retx_scan);
             if seg.flags & (LOST | RETRANS | SACKED) == LOST {
-                return Some(self.retx_scan);
+                return Some(relost.map_or(self.retx_scan, |r| r.min(self.retx_scan)));
             }
             self.retx_scan += 1;
         }
         // The head may be marked Lost ahead of the scan (mark_head_lost).
+        relost
+    }
+
+    /// The lowest retransmission RACK marked Lost again that still waits
+    /// (stale entries, since acknowledged, SACKed or resent, are dropped).
+    fn next_relost(&mut self) -> Option<u64> {
+        while let Some(&Reverse(idx)) = self.relost.peek() {
+            if idx >= self.base && idx < self.end_idx() && self.get(idx).flags & (LOST | RETRANS | SACKED) == LOST {
+                return Some(idx);
+            }
+            self.relost.pop();
+        }
         None
     }
 
@@ -410,6 +426,7 @@ impl Scoreboard {
         self.lost_scan = self.end_idx();
         self.retx_scan = self.base;
         self.rule3_scan = self.base;
+        self.relost.clear();
         self.check();
     }
 
