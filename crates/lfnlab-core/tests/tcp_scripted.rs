@@ -209,15 +209,14 @@ fn gradual_window_opening_grows_two_segments_per_segment() {
     assert!(s.rcv.advertised_window() <= s.rcv.b_rcv);
 }
 
-/// spec 06 §2.4, §2.5 RTO step 4 and §4.1 `on_ack` (Linux tcp_cong_avoid in
-/// CA_Loss): in Loss, ACKs grow cwnd by slow start only up to ssthresh; the
-/// rest of the credit is congestion avoidance. A cumulative ACK that fills the
-/// retransmitted hole under many SACKed segments, short of `recover`, must not
-/// add its whole credit to cwnd.
-#[test]
-fn loss_growth_stops_slow_start_at_ssthresh() {
-    // linux-modern's L = ∞ (`abc_l = 0`): the whole ACK is credit.
-    let mut s = socket("abc_l = 0");
+/// The script of the two tests below: 40 segments in flight, no ACK, the RTO
+/// fires (cwnd 1, ssthresh 20: NewReno halves 40). The originals of segments
+/// 1–29 and 31–39 arrive late: SACKs (segments 0 and 30 were lost); then the
+/// retransmission of 0 fills the first hole, a cumulative ACK of 30 segments
+/// of which 29 were SACKed before. Returns the socket after that ACK and the
+/// cwnd after the SACK-only ACK.
+fn rto_then_fill_the_first_hole(tcp: &'static str) -> (TcpSocket, f64) {
+    let mut s = socket(tcp);
     handshake(&mut s);
     s.snd.w.cwnd = 40.0;
     let mut out = Vec::new();
@@ -225,7 +224,6 @@ fn loss_growth_stops_slow_start_at_ssthresh() {
     assert_eq!(out.len(), 40);
     let segs = out.clone();
     let mss = segs[0].tcp.payload as u64;
-    // No ACK comes back: the RTO fires, cwnd 1, ssthresh 20 (NewReno halves 40).
     let t = s.rto_deadline.unwrap();
     out.clear();
     s.on_timer(t, &mut out);
@@ -234,8 +232,6 @@ fn loss_growth_stops_slow_start_at_ssthresh() {
     let rexmit = out[0];
     assert_eq!(s.snd.w.cwnd, 1.0);
     assert_eq!(s.snd.w.ssthresh, 20.0);
-    // The originals of segments 1–29 and 31–39 arrive late: SACKs (segments 0
-    // and 30 were lost), then the retransmission of 0 fills the first hole.
     let ack_with = |cum: u64, blocks: &[(u64, u64)], ts: SimTime| {
         let mut a = segs[0];
         a.tcp.flags = flags::ACK;
@@ -249,14 +245,24 @@ fn loss_growth_stops_slow_start_at_ssthresh() {
         }
         a
     };
-    let mut now = t + Span::from_ms(1);
-    s.on_packet(now, &ack_with(0, &[(1, 30), (31, 40)], segs[39].tcp.ts_val), &mut out);
-    assert_eq!(s.snd.w.cwnd, 1.0, "SACKs alone do not grow cwnd");
-    now = t + Span::from_ms(100);
+    s.on_packet(t + Span::from_ms(1), &ack_with(0, &[(1, 30), (31, 40)], segs[39].tcp.ts_val), &mut out);
+    let after_sacks = s.snd.w.cwnd;
     out.clear();
-    s.on_packet(now, &ack_with(30, &[(31, 40)], rexmit.tcp.ts_val), &mut out);
-    // recover (segment 40) is not reached: still Loss, 30 segments newly acknowledged.
+    s.on_packet(t + Span::from_ms(100), &ack_with(30, &[(31, 40)], rexmit.tcp.ts_val), &mut out);
+    // recover (segment 40) is not reached: still Loss.
     assert!(s.snd.state == cc::CaState::Loss, "state {}", s.snd.state.name());
+    (s, after_sacks)
+}
+
+/// spec 06 §2.4, §2.5 RTO step 4 and §4.1 `on_ack` (Linux tcp_cong_avoid in
+/// CA_Loss): in Loss, ACKs grow cwnd by slow start only up to ssthresh; the
+/// rest of the credit is congestion avoidance. With the cumulative advance as
+/// credit (`cwnd_credit = "acked"`, the 2.x eras) and L = ∞, the ACK that fills
+/// the retransmitted hole under 29 SACKed segments must still stop at ssthresh.
+#[test]
+fn loss_growth_stops_slow_start_at_ssthresh() {
+    let (s, after_sacks) = rto_then_fill_the_first_hole("abc_l = 0\ncwnd_credit = \"acked\"");
+    assert_eq!(after_sacks, 1.0, "SACKs alone do not grow cwnd");
     assert!(
         s.snd.w.cwnd <= s.snd.w.ssthresh + 1.0,
         "cwnd {} went past ssthresh {} by slow start in Loss",
@@ -264,6 +270,20 @@ fn loss_growth_stops_slow_start_at_ssthresh() {
         s.snd.w.ssthresh
     );
     assert!(s.snd.w.cwnd >= s.snd.w.ssthresh, "slow start reaches ssthresh: cwnd {}", s.snd.w.cwnd);
+}
+
+/// Linux 6.x (net/ipv4/tcp_input.c: tcp_ack passes tcp_newly_delivered() to
+/// tcp_cong_control, which calls tcp_cong_avoid(sk, ack, acked_sacked) when
+/// tcp_may_raise_cwnd sees FLAG_DATA_ACKED): the credit is what the ACK newly
+/// delivered. The SACK-only ACK delivers 38 segments but acknowledges no new
+/// data, so cwnd stays 1; the cumulative ACK delivers one segment (the
+/// retransmission; the 29 under it were counted when SACKed), so slow start
+/// gives cwnd 1 + 1 = 2, not ssthresh (issue 38: 1 → 2443 in the dumbbell).
+#[test]
+fn post_rto_credit_is_the_newly_delivered_segments() {
+    let (s, after_sacks) = rto_then_fill_the_first_hole("abc_l = 0\ncwnd_credit = \"delivered\"");
+    assert_eq!(after_sacks, 1.0, "SACKs acknowledge no new data: no growth");
+    assert_eq!(s.snd.w.cwnd, 2.0, "one newly delivered segment, one segment of slow start");
 }
 
 /// RFC 7323 §2.2: a segment's 16-bit window field is the window shifted

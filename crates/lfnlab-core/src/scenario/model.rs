@@ -675,6 +675,11 @@ pub struct TcpParams {
     pub iw: Option<String>,
     /// ABC limit L in segments; 0 means unlimited (∞).
     pub abc_l: Option<u32>,
+    /// What an ACK credits to slow start and congestion avoidance (before the ABC limit):
+    /// `acked`, the segments newly covered by the cumulative ACK (Linux 2.4 and 2.6), or
+    /// `delivered`, the segments this ACK newly delivered, cumulatively or by SACK, so
+    /// data SACKed earlier is not counted again (Linux 6.x `acked_sacked`).
+    pub cwnd_credit: Option<String>,
     /// Slow start while `cwnd <= ssthresh` (`le`) or `cwnd < ssthresh` (`lt`).
     pub slow_start_while: Option<String>,
     /// `rfc`, `rate_halving` or `prr`.

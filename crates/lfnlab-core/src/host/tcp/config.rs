@@ -77,6 +77,11 @@ named_enum!(
     /// Slow start while cwnd ≤ ssthresh (`le`) or cwnd < ssthresh (`lt`) (spec 06 §2.1).
     SlowStartWhile { Le => "le", Lt => "lt" }
 );
+named_enum!(
+    /// The segments an ACK credits to slow start and congestion avoidance (spec 06 §2.1
+    /// `acked`, §2.4): the cumulative advance, or what the ACK newly delivered.
+    CwndCredit { Acked => "acked", Delivered => "delivered" }
+);
 
 /// Initial window rule (spec 06 §2.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +155,7 @@ pub struct TcpConfig {
     pub iw: InitialWindow,
     /// ABC limit L in segments; `u32::MAX` = ∞.
     pub abc_l: u32,
+    pub cwnd_credit: CwndCredit,
     pub slow_start_while: SlowStartWhile,
     pub recovery_cwnd: RecoveryCwnd,
     pub is_lost: IsLost,

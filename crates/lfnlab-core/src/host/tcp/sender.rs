@@ -8,7 +8,7 @@ use super::delivery_rate::DeliveryRate;
 use super::pacing_rate::PacingRate;
 use super::recovery::{Recovery, RecoveryAck, DUPTHRESH};
 use super::snd_limits::SndLimits;
-use super::config::{IdleRestart, IsLost, SendStallPolicy, SlowStartWhile, TcpConfig};
+use super::config::{CwndCredit, IdleRestart, IsLost, SendStallPolicy, SlowStartWhile, TcpConfig};
 use super::rtt::RttEstimator;
 use super::scoreboard::{CumAck, LOST, SegRecord, Scoreboard};
 use crate::engine::time::{SimTime, Span};
@@ -57,6 +57,8 @@ pub struct ToSend {
 pub struct Sender {
     // Configuration used per ACK.
     abc_l: u32,
+    /// What an ACK credits to slow start and CA (spec 06 §2.1, `TcpConfig::cwnd_credit`).
+    cwnd_credit: CwndCredit,
     ss_while: SlowStartWhile,
     is_lost: IsLost,
     stall_policy: SendStallPolicy,
@@ -154,6 +156,7 @@ impl Sender {
     pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> Sender {
         Sender {
             abc_l: cfg.abc_l,
+            cwnd_credit: cfg.cwnd_credit,
             ss_while: cfg.slow_start_while,
             is_lost: cfg.is_lost,
             stall_policy: cfg.send_stall_policy,
@@ -534,7 +537,13 @@ impl Sender {
             return;
         }
         let l = if self.abc_l == u32::MAX { f64::INFINITY } else { self.abc_l as f64 };
-        let mut credit = (a.acked_segments as f64).min(l);
+        // The era's basis (profiles.rs): the cumulative advance (Linux 2.4/2.6) or what
+        // this ACK newly delivered (Linux 6.x tcp_cong_avoid(sk, ack, acked_sacked)).
+        let basis = match self.cwnd_credit {
+            CwndCredit::Acked => a.acked_segments,
+            CwndCredit::Delivered => a.newly_delivered,
+        };
+        let mut credit = (basis as f64).min(l);
         if self.in_slow_start() {
             credit = match self.max_ssthresh {
                 Some(m) => limited_slow_start(&mut self.w, credit, m),

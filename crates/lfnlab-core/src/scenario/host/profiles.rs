@@ -71,9 +71,19 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
         ),
         _ => return None,
     };
+    // What an ACK credits to slow start and congestion avoidance (spec 06 §2.1 `acked`).
+    // Linux 2.4.20 net/ipv4/tcp_input.c tcp_cong_avoid: snd_cwnd++ per ACK in slow start;
+    // 2.6.20 tcp_ack/tcp_slow_start: per ACK, or with ABC by bytes_acked, the snd_una
+    // advance (one MSS at most in CA_Loss): both the cumulative advance, bounded by L = 1.
+    // Linux 6.x tcp_ack: delivered = tcp_newly_delivered(), passed to tcp_cong_control and
+    // tcp_cong_avoid(sk, ack, acked_sacked): segments newly delivered by this ACK,
+    // cumulatively or by SACK, so a cumulative ACK over data SACKed earlier credits only
+    // what it newly delivered (after an RTO: the retransmission, not the SACKed window).
+    let cwnd_credit = if profile == "linux-modern" { "delivered" } else { "acked" };
     Some(TcpParams {
         iw: text(iw),
         abc_l: Some(abc_l),
+        cwnd_credit: text(cwnd_credit),
         slow_start_while: text(slow_start_while),
         recovery_cwnd: text(recovery_cwnd),
         is_lost: text(is_lost),
@@ -111,9 +121,9 @@ mod tests {
         for name in PROFILES {
             let p = profile_params(name).unwrap();
             assert!(default_cc(name).is_some());
-            // Every field Some: serializing shows all 25 keys.
+            // Every field Some: serializing shows all 26 keys.
             let text = toml::to_string(&p).unwrap();
-            assert_eq!(text.lines().count(), 25, "{name}:\n{text}");
+            assert_eq!(text.lines().count(), 26, "{name}:\n{text}");
         }
         assert!(profile_params("linux-3.0").is_none());
     }
@@ -123,6 +133,7 @@ mod tests {
         let modern = profile_params("linux-modern").unwrap();
         assert_eq!(modern.iw.as_deref(), Some("10"));
         assert_eq!(modern.abc_l, Some(0));
+        assert_eq!(modern.cwnd_credit.as_deref(), Some("delivered"));
         assert_eq!(
             modern.rto_init,
             Some(TimeSpan::from_span(Span::from_secs(1)))
@@ -130,5 +141,6 @@ mod tests {
         let old = profile_params("linux-2.4").unwrap();
         assert_eq!(old.ack_policy.as_deref(), Some("delayed"));
         assert_eq!(old.delack.as_deref(), Some("fixed"));
+        assert_eq!(old.cwnd_credit.as_deref(), Some("acked"));
     }
 }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use crate::scenario::model::{FlowKind, Scenario, TcpParams};
 use crate::error::InputError;
 use crate::host::tcp::config::{
-    AckPolicy, BufferSemantics, Delack, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
+    AckPolicy, BufferSemantics, CwndCredit, Delack, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
     RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, TcpConfig,
     TruesizeModel,
 };
@@ -29,6 +29,7 @@ pub fn check_params(p: &TcpParams, file: &str, at: &str) -> Result<(), InputErro
     }
     names!(
         iw: InitialWindow,
+        cwnd_credit: CwndCredit,
         slow_start_while: SlowStartWhile,
         recovery_cwnd: RecoveryCwnd,
         is_lost: IsLost,
@@ -77,6 +78,7 @@ pub fn merge(base: &TcpParams, over: &TcpParams) -> TcpParams {
     merged!(
         iw,
         abc_l,
+        cwnd_credit,
         slow_start_while,
         recovery_cwnd,
         is_lost,
@@ -151,6 +153,7 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
             0 => u32::MAX,
             l => l,
         },
+        cwnd_credit: name(&p.cwnd_credit),
         slow_start_while: name(&p.slow_start_while),
         recovery_cwnd: name(&p.recovery_cwnd),
         is_lost: name(&p.is_lost),
