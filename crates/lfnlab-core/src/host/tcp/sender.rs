@@ -36,6 +36,11 @@ pub struct SenderStats {
     pub recoveries: u64,
     /// Times the idle-restart rule cut cwnd (spec 06 §2.7).
     pub idle_restarts: u64,
+    /// SYN or SYN-ACK retransmissions (spec 06 §2.2 step 4): by the handshake
+    /// timer, and, at the acceptor, SYN-ACKs sent again to a retransmitted SYN
+    /// (Linux counts both in `total_retrans`: `__tcp_retransmit_skb`, and
+    /// `req->num_retrans` copied by `tcp_create_openreq_child`).
+    pub syn_retrans: u64,
 }
 
 impl SenderStats {

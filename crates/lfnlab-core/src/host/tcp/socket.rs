@@ -401,7 +401,8 @@ impl TcpSocket {
                 return;
             }
             Phase::SynRcvd if h.has(flags::SYN) => {
-                // Retransmitted SYN: answer again.
+                // Retransmitted SYN: answer again, a SYN-ACK retransmission.
+                self.snd.stats.syn_retrans += 1;
                 let mut sa = self.syn_header(now, true);
                 sa.ts_ecr = h.ts_val;
                 out.push(self.packet(sa));
@@ -657,6 +658,7 @@ impl TcpSocket {
                 Phase::SynSent | Phase::SynRcvd => {
                     // SYN / SYN-ACK retransmission after rto_init, doubling (spec 06 §2.2 step 4).
                     self.syn_retransmitted = true;
+                    self.snd.stats.syn_retrans += 1;
                     self.rtt.back_off();
                     // spec 02 §2.3.3: resent without the option; the request counts as refused.
                     if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
