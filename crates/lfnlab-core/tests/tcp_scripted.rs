@@ -421,3 +421,60 @@ fn the_acceptor_counts_syn_ack_retransmissions() {
     s.on_packet(t + Span::from_ms(60), &ack, &mut out);
     assert_eq!(s.snd.w.cwnd, 1.0);
 }
+
+/// RFC 7323 §4.3 (issue 38 item 5: the pcap's data frames echoed TSecr 0): a data
+/// sender's segments echo the TSval of the peer's latest segment, its SYN-ACK first,
+/// then each ACK (Linux tcp_replace_ts_recent), never an older one (PAWS), nor an
+/// ACK sent beyond the data we have acknowledged. Once the peer's data arrives,
+/// TS.Recent is that data's TSval until we ACK it (spec 06 §3 rule 3): the echo the
+/// peer samples its RTT from is what it was before.
+#[test]
+fn data_segments_echo_the_peers_latest_tsval() {
+    // Delayed ACKs, so that the peer's ACK can arrive before we ACK its data.
+    let mut s = socket("ack_policy = \"delayed\"");
+    let mut out = Vec::new();
+    s.open(SimTime::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    let mut sa = syn;
+    sa.tcp.flags = flags::SYN | flags::ACK;
+    sa.tcp.ts_val = ms(60);
+    sa.tcp.ts_ecr = syn.tcp.ts_val;
+    sa.tcp.wnd_bytes = 65535;
+    s.on_packet(ms(100), &sa, &mut out);
+    assert_eq!(out.pop().expect("the handshake ACK").tcp.ts_ecr, ms(60));
+    let echoes = |s: &mut TcpSocket, now: SimTime| {
+        let mut out = Vec::new();
+        s.poll_transmit(now, 100, &mut out);
+        assert!(!out.is_empty(), "data to send at {now:?}");
+        out.iter().map(|p| (p.tcp.payload > 0).then_some(p.tcp.ts_ecr).expect("data")).collect::<Vec<_>>()
+    };
+    let first = echoes(&mut s, ms(100));
+    assert!(first.iter().all(|&e| e == ms(60)), "the first flight echoes the SYN-ACK: {first:?}");
+    let mss = s.snd.mss as u64;
+    let ack = |una: u64, seq: u64, ts_val: SimTime| {
+        let mut a = syn;
+        a.tcp.flags = flags::ACK;
+        a.tcp.seq = seq;
+        a.tcp.ack = una;
+        a.tcp.ts_val = ts_val;
+        a.tcp.ts_ecr = ms(100);
+        a.tcp.wnd_bytes = 1 << 24;
+        a
+    };
+    // The peer's ACK with TSval T = 150 ms: the next data echoes T.
+    s.on_packet(ms(200), &ack(mss, 0, ms(150)), &mut out);
+    assert!(echoes(&mut s, ms(200)).iter().all(|&e| e == ms(150)));
+    // An older TSval (a reordered ACK) and an ACK sent beyond our rcv_nxt change nothing.
+    s.on_packet(ms(201), &ack(mss, 0, ms(140)), &mut out);
+    s.on_packet(ms(202), &ack(mss, 1000, ms(160)), &mut out);
+    assert_eq!(s.rcv.ts_recent(), ms(150));
+    // Two-way: the peer's data (TSval 170 ms), then its ACK (TSval 180 ms) before we
+    // ACK that data: our next segment, which acknowledges the data, echoes the data's.
+    let mut data = ack(2 * mss, 0, ms(170));
+    data.tcp.payload = 100;
+    s.on_packet(ms(205), &data, &mut out);
+    s.on_packet(ms(206), &ack(3 * mss, 100, ms(180)), &mut out);
+    assert!(out.iter().all(|p| p.tcp.ack == 0), "the data's ACK is delayed");
+    let e = echoes(&mut s, ms(206));
+    assert_eq!(e[0], ms(170), "the segment acknowledging the peer's data echoes that data");
+}

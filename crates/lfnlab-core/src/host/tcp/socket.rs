@@ -406,6 +406,7 @@ impl TcpSocket {
                 self.negotiate(h);
                 self.phase = Phase::SynRcvd;
                 self.syn_sent_at = now;
+                self.rcv.store_syn_ts(h);
                 self.note_request(p, None);
                 let mut sa = self.syn_header(now, true);
                 sa.ts_ecr = h.ts_val;
@@ -418,6 +419,7 @@ impl TcpSocket {
             }
             Phase::SynSent if h.has(flags::SYN) && h.has(flags::ACK) => {
                 let mss = self.negotiate(h);
+                self.rcv.store_syn_ts(h);
                 // RFC 9293 §3.10.7.3: SND.WND from the SYN-ACK (never scaled).
                 self.snd.snd_wnd = h.window();
                 if !self.syn_timed_out() {
@@ -440,10 +442,12 @@ impl TcpSocket {
                 return;
             }
             Phase::SynRcvd if h.has(flags::SYN) => {
-                // Retransmitted SYN: answer again, a SYN-ACK retransmission.
+                // Retransmitted SYN: answer again, a SYN-ACK retransmission. It echoes
+                // the first SYN's TSval, as Linux's does (tcp_check_req answers a
+                // retransmitted SYN before updating req->ts_recent).
                 self.snd.stats.syn_retrans += 1;
                 let mut sa = self.syn_header(now, true);
-                sa.ts_ecr = h.ts_val;
+                sa.ts_ecr = self.rcv.ts_recent();
                 out.push(self.packet(sa));
                 return;
             }
@@ -487,6 +491,10 @@ impl TcpSocket {
             if let Some(c) = self.active_cps(now) {
                 c.on_ack(now, h.ack, snd_max, srtt, cap);
             }
+        }
+        if h.payload == 0 {
+            // The peer's ACK: TS.Recent for this end's segments (RFC 7323 §4.3).
+            self.rcv.note_ack_ts(h);
         }
         if h.payload > 0 {
             let qs_request = self.note_request(p, Some(h.seq + h.payload as u64));
@@ -705,7 +713,11 @@ impl TcpSocket {
                         snd.on_carrier_retransmit();
                     }
                     let ack = self.phase == Phase::SynRcvd;
-                    let h = self.syn_header(now, ack);
+                    let mut h = self.syn_header(now, ack);
+                    if ack {
+                        // The SYN-ACK echoes the SYN's TSval (Linux tcp_synack_options: req->ts_recent).
+                        h.ts_ecr = self.rcv.ts_recent();
+                    }
                     out.push(self.packet(h));
                     self.rto_deadline = Some(now + self.rtt.rto());
                 }
