@@ -36,7 +36,8 @@ class Result:
 
     Attributes:
         summary: ``summary.json`` as a dict (scenario, seed, duration_s, wall_seconds,
-            events_executed, per-flow goodput_bps, retransmitted_segments, timeouts, queues, ...).
+            events_executed, per-flow goodput_bps, retransmitted_segments, timeouts,
+            syn_retransmits, queues, ...).
         flows: per flow and monitor bin: ``monitor, flow, t, bytes, packets``.
         tcp: per TCP connection, the Web100-like trace: ``t, flow, srtt, ..., cwnd, ..., bytes_acked, bytes_read``.
         queues: per queue and bin: ``queue, t, bytes, packets, max_bytes, drops, enqueued``.

@@ -132,6 +132,10 @@ def test_tshark_reads_a_tcp_capture_with_the_simulated_retransmissions(tmp_path:
     assert len(tshark(pcap, "tcp.flags.syn == 1 && tcp.options.sack_perm && tcp.options.wscale.shift")) == 2
     assert len(tshark(pcap, "tcp && !tcp.options.timestamp.tsval")) == 0
     assert len(tshark(pcap, "ip.src == 10.0.0.3 && tcp.options.sack_le")) > 0
+    # Data frames echo the receiver's latest TSval (RFC 7323 §4.3), the first flight the
+    # SYN-ACK's: timestamp-based RTT tools need it (issue 38 item 5: 1 of 50 233 did).
+    echoes = tshark(pcap, "ip.src == 10.0.0.1 && tcp.len > 0", "tcp.options.timestamp.tsecr")
+    assert len(echoes) > 100 and all(int(row[0]) > 0 for row in echoes)
 
     # Sequence analysis: the data frames tshark flags as resent are the ones the
     # simulator resent. A capture at the sender sees a retransmission that follows

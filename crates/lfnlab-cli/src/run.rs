@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use lfnlab_core::Error;
+use lfnlab_core::results::summary::FlowSummary;
 use lfnlab_core::results::write::{check_out_dir, write_dir};
 use lfnlab_core::scenario::{self, model::Scenario};
 use lfnlab_core::sim;
@@ -94,18 +95,7 @@ pub fn run(path: &Path, out: Option<&Path>, sets: &[String], quiet: bool, progre
             s.scenario, s.duration_s, s.wall_seconds
         ));
         for f in &s.flows {
-            if f.kind == "udp_cbr" {
-                // A datagram flow has no retransmissions or timeouts to report.
-                say(format_args!("  {}: goodput {:.2} Mbit/s (UDP)", f.name, f.goodput_bps / 1e6));
-                continue;
-            }
-            say(format_args!(
-                "  {}: goodput {:.2} Mbit/s, {}, {}",
-                f.name,
-                f.goodput_bps / 1e6,
-                counted(f.retransmitted_segments, "retransmit", "retransmits"),
-                counted(f.timeouts, "timeout", "timeouts")
-            ));
+            say(format_args!("  {}", flow_line(f)));
         }
         say(format_args!("results in {}", out_dir.display()));
     }
@@ -124,7 +114,59 @@ pub fn validate(path: &Path, sets: &[String]) -> Result<(), Error> {
     Ok(())
 }
 
+/// A flow's line after a run: goodput, retransmissions and timeouts, and the
+/// handshake's retransmissions when there were any (issue 38: a SYN lost on a
+/// 1 s path was invisible, though it costs a second and may cut the initial window).
+fn flow_line(f: &FlowSummary) -> String {
+    let head = format!("{}: goodput {:.2} Mbit/s", f.name, f.goodput_bps / 1e6);
+    if f.kind == "udp_cbr" {
+        // A datagram flow has no retransmissions or timeouts to report.
+        return format!("{head} (UDP)");
+    }
+    let mut line = format!(
+        "{head}, {}, {}",
+        counted(f.retransmitted_segments, "retransmit", "retransmits"),
+        counted(f.timeouts, "timeout", "timeouts")
+    );
+    if f.syn_retransmits > 0 {
+        line += &format!(", {}", counted(f.syn_retransmits, "SYN retransmit", "SYN retransmits"));
+    }
+    line
+}
+
 /// "1 flow", "2 flows", "0 flows".
 fn counted(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(kind: &str, syn_retransmits: u64) -> FlowSummary {
+        FlowSummary {
+            name: "bulk".into(),
+            kind: kind.into(),
+            goodput_bps: 12.5e6,
+            bytes_delivered: 0,
+            retransmitted_segments: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+            syn_retransmits,
+            rcvbuf_drops: 0,
+            completion_s: None,
+            cps: None,
+            response_time_s: None,
+            quickstart: None,
+            web: None,
+        }
+    }
+
+    #[test]
+    fn the_flow_line_names_syn_retransmissions_only_when_there_were_some() {
+        assert_eq!(flow_line(&flow("tcp_bulk", 0)), "bulk: goodput 12.50 Mbit/s, 0 retransmits, 0 timeouts");
+        assert_eq!(flow_line(&flow("tcp_bulk", 1)), "bulk: goodput 12.50 Mbit/s, 0 retransmits, 0 timeouts, 1 SYN retransmit");
+        assert_eq!(flow_line(&flow("tcp_bulk", 2)), "bulk: goodput 12.50 Mbit/s, 0 retransmits, 0 timeouts, 2 SYN retransmits");
+        assert_eq!(flow_line(&flow("udp_cbr", 0)), "bulk: goodput 12.50 Mbit/s (UDP)");
+    }
 }

@@ -472,4 +472,166 @@ fn tlp_repairs_a_tail_loss_without_an_rto() {
             assert!(probe.0 > ms(402));
         }
     }
+
+/// A socket of `profile` (spec 06 §2.1) with extra `[flow.tcp]` lines; `dir`
+/// 0 opens the connection, 1 accepts it.
+fn socket_of(profile: &'static str, tcp: &'static str, dir: u8) -> TcpSocket {
+    let p = Path06 { profile, tcp, ..Default::default() };
+    let sc = scenario::load_str(&p.toml(), "t.toml", &[]).unwrap();
+    let cfg = scenario::tcp_config(&sc, 0);
+    let (local, remote) = if dir == 0 { (0, 2) } else { (2, 0) };
+    let addr = Addr { flow: 0, dir, local, remote, ip_header_bytes: 20, mtu: 1500, ip_ttl: 64, conn: 0 };
+    TcpSocket::new(addr, &cfg, cc::create("newreno", &cc::CcParams::new(), &cc::CreateCtx { basis: Basis::Cwnd, seed: 1 }).unwrap())
+}
+
+/// The opener's handshake when the first `lost` SYNs are lost: each RTO sends
+/// the SYN again; the SYN-ACK answers SYN number `answered` (0 the first) and
+/// arrives 100 ms after it. Returns the socket, established.
+fn open_losing_syns(profile: &'static str, lost: usize, answered: usize) -> TcpSocket {
+    let mut s = socket_of(profile, "", 0);
+    let mut out = Vec::new();
+    s.open(SimTime::ZERO, &mut out);
+    let mut syns = vec![(SimTime::ZERO, out.pop().unwrap())];
+    for _ in 0..lost {
+        let t = s.rto_deadline.expect("the SYN timer runs");
+        s.on_timer(t, &mut out);
+        let syn = out.pop().expect("the SYN sent again");
+        assert!(syn.tcp.has(flags::SYN) && !syn.tcp.has(flags::ACK));
+        syns.push((t, syn));
+    }
+    assert_eq!(s.snd.stats.syn_retrans, lost as u64, "every SYN sent again is counted");
+    let (t, syn) = syns[answered];
+    let mut sa = syn;
+    sa.tcp.flags = flags::SYN | flags::ACK;
+    sa.tcp.ts_ecr = syn.tcp.ts_val;
+    sa.tcp.wnd_bytes = 65535;
+    s.on_packet(t.max(syns.last().unwrap().0) + Span::from_ms(100), &sa, &mut out);
+    assert!(s.snd.established);
+    s
+}
+
+/// spec 06 §2.2 step 4 with `syn_loss_iw = "rfc5681"` (`linux-2.6`, RFC 5681 §3.1):
+/// one lost SYN, counted, and the transfer starts at cwnd 1 (not the RFC 3390
+/// window of 3) with the RTO raised to 3 s (RFC 6298 §5.7).
+#[test]
+fn a_lost_syn_starts_at_one_segment_by_rfc5681() {
+    let s = open_losing_syns("linux-2.6", 1, 1);
+    assert_eq!(s.snd.stats.syn_retrans, 1);
+    assert_eq!((s.snd.iw_segments, s.snd.w.cwnd), (1, 1.0));
+    assert!(s.rtt.rto() >= Span::from_secs(3));
+    let clean = open_losing_syns("linux-2.6", 0, 0);
+    assert_eq!((clean.snd.stats.syn_retrans, clean.snd.iw_segments), (0, 3), "rfc3390 at MSS 1448");
+}
+
+/// `syn_loss_iw = "linux"` (`linux-modern`), as Linux 6.x tcp_init_transfer():
+/// cwnd 1 only when `total_retrans > 1 && undo_marker`. One lost SYN keeps the
+/// initial window of 10; two lost SYNs give 1; two SYNs sent again while the
+/// SYN-ACK answers the first one (echoing its TSval: tcp_try_undo_spurious_syn
+/// clears undo_marker) keep 10.
+#[test]
+fn a_lost_syn_starts_as_linux_tcp_init_transfer() {
+    let one = open_losing_syns("linux-modern", 1, 1);
+    assert_eq!((one.snd.stats.syn_retrans, one.snd.w.cwnd), (1, 10.0), "total_retrans 1 is not > 1");
+    let two = open_losing_syns("linux-modern", 2, 2);
+    assert_eq!((two.snd.stats.syn_retrans, two.snd.w.cwnd), (2, 1.0));
+    let spurious = open_losing_syns("linux-modern", 2, 0);
+    assert_eq!((spurious.snd.stats.syn_retrans, spurious.snd.w.cwnd), (2, 10.0), "the first SYN was only slow");
+}
+
+/// The acceptor counts its SYN-ACKs sent again, by its timer and in answer to
+/// a retransmitted SYN (Linux req->num_retrans, copied into total_retrans by
+/// tcp_create_openreq_child); undo_marker needs a timeout (req->num_timeout).
+#[test]
+fn the_acceptor_counts_syn_ack_retransmissions() {
+    let mut client = socket_of("linux-modern", "", 0);
+    let mut out = Vec::new();
+    client.open(SimTime::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+
+    // Two copies of the SYN arrive (the client's timer fired): two SYN-ACKs, one
+    // retransmission, no timeout at the acceptor: the initial window stays 10.
+    let mut s = socket_of("linux-modern", "", 1);
+    s.on_packet(ms(50), &syn, &mut out);
+    let first_sa = out.pop().expect("SYN-ACK");
+    let mut again = syn;
+    again.tcp.ts_val = ms(1000);
+    s.on_packet(ms(1050), &again, &mut out);
+    let sa = out.pop().expect("SYN-ACK sent again");
+    assert!(sa.tcp.has(flags::SYN) && sa.tcp.has(flags::ACK));
+    assert_eq!(s.snd.stats.syn_retrans, 1);
+    let mut ack = syn;
+    ack.tcp.flags = flags::ACK;
+    ack.tcp.ts_ecr = first_sa.tcp.ts_val;
+    s.on_packet(ms(1100), &ack, &mut out);
+    assert_eq!(s.snd.w.cwnd, 10.0);
+
+    // The SYN-ACK is lost once (timer) and a retransmitted SYN is answered too:
+    // total_retrans 2 with a timeout, the ACK echoes the last SYN-ACK: cwnd 1.
+    let mut s = socket_of("linux-modern", "", 1);
+    s.on_packet(ms(50), &syn, &mut out);
+    let t = s.rto_deadline.expect("the SYN-ACK timer runs");
+    s.on_timer(t, &mut out);
+    s.on_packet(t + Span::from_ms(10), &again, &mut out);
+    let last_sa = out.pop().expect("SYN-ACK");
+    assert_eq!(s.snd.stats.syn_retrans, 2);
+    ack.tcp.ts_ecr = last_sa.tcp.ts_val;
+    s.on_packet(t + Span::from_ms(60), &ack, &mut out);
+    assert_eq!(s.snd.w.cwnd, 1.0);
+}
+
+/// RFC 7323 §4.3 (issue 38 item 5: the pcap's data frames echoed TSecr 0): a data
+/// sender's segments echo the TSval of the peer's latest segment, its SYN-ACK first,
+/// then each ACK (Linux tcp_replace_ts_recent), never an older one (PAWS), nor an
+/// ACK sent beyond the data we have acknowledged. Once the peer's data arrives,
+/// TS.Recent is that data's TSval until we ACK it (spec 06 §3 rule 3): the echo the
+/// peer samples its RTT from is what it was before.
+#[test]
+fn data_segments_echo_the_peers_latest_tsval() {
+    // Delayed ACKs, so that the peer's ACK can arrive before we ACK its data.
+    let mut s = socket("ack_policy = \"delayed\"");
+    let mut out = Vec::new();
+    s.open(SimTime::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    let mut sa = syn;
+    sa.tcp.flags = flags::SYN | flags::ACK;
+    sa.tcp.ts_val = ms(60);
+    sa.tcp.ts_ecr = syn.tcp.ts_val;
+    sa.tcp.wnd_bytes = 65535;
+    s.on_packet(ms(100), &sa, &mut out);
+    assert_eq!(out.pop().expect("the handshake ACK").tcp.ts_ecr, ms(60));
+    let echoes = |s: &mut TcpSocket, now: SimTime| {
+        let mut out = Vec::new();
+        s.poll_transmit(now, 100, &mut out);
+        assert!(!out.is_empty(), "data to send at {now:?}");
+        out.iter().map(|p| (p.tcp.payload > 0).then_some(p.tcp.ts_ecr).expect("data")).collect::<Vec<_>>()
+    };
+    let first = echoes(&mut s, ms(100));
+    assert!(first.iter().all(|&e| e == ms(60)), "the first flight echoes the SYN-ACK: {first:?}");
+    let mss = s.snd.mss as u64;
+    let ack = |una: u64, seq: u64, ts_val: SimTime| {
+        let mut a = syn;
+        a.tcp.flags = flags::ACK;
+        a.tcp.seq = seq;
+        a.tcp.ack = una;
+        a.tcp.ts_val = ts_val;
+        a.tcp.ts_ecr = ms(100);
+        a.tcp.wnd_bytes = 1 << 24;
+        a
+    };
+    // The peer's ACK with TSval T = 150 ms: the next data echoes T.
+    s.on_packet(ms(200), &ack(mss, 0, ms(150)), &mut out);
+    assert!(echoes(&mut s, ms(200)).iter().all(|&e| e == ms(150)));
+    // An older TSval (a reordered ACK) and an ACK sent beyond our rcv_nxt change nothing.
+    s.on_packet(ms(201), &ack(mss, 0, ms(140)), &mut out);
+    s.on_packet(ms(202), &ack(mss, 1000, ms(160)), &mut out);
+    assert_eq!(s.rcv.ts_recent(), ms(150));
+    // Two-way: the peer's data (TSval 170 ms), then its ACK (TSval 180 ms) before we
+    // ACK that data: our next segment, which acknowledges the data, echoes the data's.
+    let mut data = ack(2 * mss, 0, ms(170));
+    data.tcp.payload = 100;
+    s.on_packet(ms(205), &data, &mut out);
+    s.on_packet(ms(206), &ack(3 * mss, 100, ms(180)), &mut out);
+    assert!(out.iter().all(|p| p.tcp.ack == 0), "the data's ACK is delayed");
+    let e = echoes(&mut s, ms(206));
+    assert_eq!(e[0], ms(170), "the segment acknowledging the peer's data echoes that data");
 }

@@ -352,3 +352,22 @@ fn slicing_a_run_for_its_progress_changes_nothing() {
         assert_eq!(whole.queues, sliced.queues);
     }
 }
+
+/// The bottleneck drops every frame that reaches its far end in the first 100 ms
+/// (an outage, as in spec 06 §7 V7): the SYN, which arrives after the 25 ms
+/// delay, is lost and sent again after `rto_init`.
+const SYN_OUTAGE: &str = "loss = { kind = \"bernoulli\", p = 1.0, applies_to = \"all\", stop = \"100ms\" }";
+
+/// spec 06 §2.2 step 4 (issue 38 item 5): a SYN retransmitted after `rto_init`
+/// (1 s for `linux-modern`) reaches the flow's summary; its data retransmission
+/// and timeout counts stay those of the data, and a run without a lost SYN says 0.
+#[test]
+fn a_lost_syn_is_counted_in_the_summary() {
+    let lossy = Path06 { duration: "1500ms", profile: "linux-modern", link_extra: SYN_OUTAGE, ..Default::default() }.run();
+    let f = &lossy.summary.flows[0];
+    assert_eq!(f.syn_retransmits, 1, "one SYN lost, one sent again");
+    assert_eq!((f.retransmitted_segments, f.timeouts), (0, 0), "the handshake is not data");
+    assert!(f.bytes_delivered > 0, "the retransmitted SYN opens the connection");
+    let clean = Path06 { duration: "1500ms", profile: "linux-modern", ..Default::default() }.run();
+    assert_eq!(clean.summary.flows[0].syn_retransmits, 0);
+}

@@ -85,6 +85,9 @@ pub struct FlowSummary {
     pub retransmitted_segments: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// SYN and SYN-ACK retransmissions of the flow's connections, both ends
+    /// (spec 06 §2.2 step 4); not in `retransmitted_segments`, which counts data.
+    pub syn_retransmits: u64,
     /// Data segments the receiving socket discarded for lack of receive
     /// buffer (spec 06 §3 rule 4; DropCause `rcvbuf`): the network delivered
     /// them, so they are in `conservation.frames_delivered`, and the sender

@@ -673,6 +673,12 @@ impl FlowSpec {
 pub struct TcpParams {
     /// Initial window: `rfc3390`, `rfc6928` or a fixed segment count as a string ("10").
     pub iw: Option<String>,
+    /// The window after a retransmitted SYN or SYN-ACK (spec 06 §2.2 step 4): `rfc5681`,
+    /// 1 segment after any handshake timeout of this end (RFC 5681 §3.1; the `linux-2.4`
+    /// and `linux-2.6` profiles, see docs/choices.md); `linux`, 1 segment only after more
+    /// than one SYN or SYN-ACK retransmission of which the answer shows no spurious
+    /// timeout, else `iw` (Linux 6.x `tcp_init_transfer`).
+    pub syn_loss_iw: Option<String>,
     /// ABC limit L in segments; 0 means unlimited (∞).
     pub abc_l: Option<u32>,
     /// What an ACK credits to slow start and congestion avoidance (before the ABC limit):

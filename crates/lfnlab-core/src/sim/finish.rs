@@ -206,6 +206,7 @@ fn flow_summary(w: &World, fi: usize, f: &FlowSpec, duration: f64, problems: &mu
                 retransmitted_segments: 0,
                 timeouts: 0,
                 fast_retransmits: 0,
+                syn_retransmits: 0,
                 rcvbuf_drops: 0,
                 completion_s: None,
                 cps: None,
@@ -251,6 +252,8 @@ fn tcp_flow_summary(w: &World, t: TcpFlow, f: &FlowSpec, start: f64, active: f64
         retransmitted_segments: st.retrans,
         timeouts: st.rtos,
         fast_retransmits: st.fast_retrans,
+        // Both ends' handshake retransmissions: the SYN's and the SYN-ACK's.
+        syn_retransmits: st.syn_retrans + rcv.snd.stats.syn_retrans,
         rcvbuf_drops: rcv.rcv.rcvbuf_drops,
         completion_s: snd.completed_at.map(|t| t.as_secs_f64()),
         cps: snd.cps.as_ref().map(|c| CpsSummary { handover_s: c.handover_at.map(|t| t.as_secs_f64()), spaced_rounds: c.spaced_rounds }),
@@ -430,7 +433,7 @@ impl ObjectsColumns {
 /// A Web flow's summary and object rows; checks every connection's sequence space.
 fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec<String>, cols: &mut ObjectsColumns) -> FlowSummary {
     let rt = &w.hosts.web[wi as usize];
-    let (mut delivered, mut retrans, mut rtos, mut fast, mut rcvbuf) = (0, 0, 0, 0, 0);
+    let (mut delivered, mut retrans, mut rtos, mut fast, mut rcvbuf, mut syn) = (0, 0, 0, 0, 0, 0);
     let (mut req, mut full, mut reduced, mut refused, mut approved_bps, mut approved_max) = (0, 0, 0, 0, 0u64, 0u8);
     for &(c, sv) in &rt.sockets {
         let (c, sv) = (&w.hosts.sockets[c as usize], &w.hosts.sockets[sv as usize]);
@@ -447,6 +450,7 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
         retrans += sv.snd.stats.retrans;
         rtos += sv.snd.stats.rtos;
         fast += sv.snd.stats.fast_retrans;
+        syn += c.snd.stats.syn_retrans + sv.snd.stats.syn_retrans;
         rcvbuf += c.rcv.rcvbuf_drops + sv.rcv.rcvbuf_drops;
         if let Some(q) = sv.qs.as_ref().and_then(|q| q.sender.as_ref()) {
             let st = q.stats;
@@ -480,6 +484,7 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
         retransmitted_segments: retrans,
         timeouts: rtos,
         fast_retransmits: fast,
+        syn_retransmits: syn,
         rcvbuf_drops: rcvbuf,
         completion_s: None,
         cps: None,

@@ -89,6 +89,14 @@ named_enum!(
     /// `acked`, §2.4): the cumulative advance, or what the ACK newly delivered.
     CwndCredit { Acked => "acked", Delivered => "delivered" }
 );
+named_enum!(
+    /// When a retransmitted SYN or SYN-ACK starts the transfer at cwnd 1 instead
+    /// of the initial window (spec 06 §2.2 step 4): after any handshake timeout
+    /// (`rfc5681`, RFC 5681 §3.1), or as Linux 6.x `tcp_init_transfer` decides
+    /// (`linux`): after more than one SYN / SYN-ACK retransmission, unless the
+    /// answer shows the timeout was spurious.
+    SynLossIw { Rfc5681 => "rfc5681", Linux => "linux" }
+);
 
 /// Initial window rule (spec 06 §2.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,6 +168,7 @@ pub enum Pacing {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     pub iw: InitialWindow,
+    pub syn_loss_iw: SynLossIw,
     /// ABC limit L in segments; `u32::MAX` = ∞.
     pub abc_l: u32,
     pub cwnd_credit: CwndCredit,

@@ -362,6 +362,33 @@ impl Receiver {
         self.n_keys = n;
     }
 
+    /// The peer's SYN or SYN-ACK: its TSval is the first TS.Recent (RFC 7323 §4.3
+    /// rule (2); Linux stores it in tcp_rcv_synsent_state_process and, for the
+    /// acceptor, in tcp_openreq_init as req->ts_recent).
+    pub fn store_syn_ts(&mut self, h: &TcpHeader) {
+        if self.timestamps {
+            self.ts_recent = h.ts_val;
+        }
+    }
+
+    /// The TSval echoed on this end's segments (TS.Recent).
+    pub fn ts_recent(&self) -> SimTime {
+        self.ts_recent
+    }
+
+    /// A segment without data from the peer (its ACK): RFC 7323 §4.3 rule (2), TS.Recent
+    /// takes SEG.TSval if SEG.TSval ≥ TS.Recent and SEG.SEQ ≤ Last.ACK.sent (Linux
+    /// tcp_replace_ts_recent: `!after(seq, tp->rcv_wup)`), so that a data sender's
+    /// segments echo the latest ACK's TSval. Last.ACK.sent is rcv_nxt while no
+    /// in-sequence data arrived since our last ACK (`ts_take_next`); once some did,
+    /// TS.Recent is that data's TSval (spec 06 §3 rule 3) and an ACK leaves it, so
+    /// the echo on an ACK of the peer's data, its RTT sample, is what it was.
+    pub fn note_ack_ts(&mut self, h: &TcpHeader) {
+        if self.timestamps && self.ts_take_next && h.seq <= self.rcv_nxt && h.ts_val >= self.ts_recent {
+            self.ts_recent = h.ts_val;
+        }
+    }
+
     /// Fill the ACK fields of an outgoing segment and reset the ACK state.
     pub fn fill_ack(&mut self, h: &mut TcpHeader) {
         h.ack = self.rcv_nxt;

@@ -43,6 +43,11 @@ pub struct SenderStats {
     pub tlp_recoveries: u64,
     /// Retransmissions RACK found lost (Linux `TCPLostRetransmit`).
     pub lost_retransmits: u64,
+    /// SYN or SYN-ACK retransmissions (spec 06 §2.2 step 4): by the handshake
+    /// timer, and, at the acceptor, SYN-ACKs sent again to a retransmitted SYN
+    /// (Linux counts both in `total_retrans`: `__tcp_retransmit_skb`, and
+    /// `req->num_retrans` copied by `tcp_create_openreq_child`).
+    pub syn_retrans: u64,
 }
 
 impl SenderStats {

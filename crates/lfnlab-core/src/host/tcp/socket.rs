@@ -3,7 +3,7 @@
 //! packets and timer expiries with `now`; it returns packets to queue and
 //! reports its next deadline. It never reads a clock of its own.
 
-use super::config::{Pacing, TcpConfig};
+use super::config::{Pacing, SynLossIw, TcpConfig};
 use super::cps::Cps;
 use super::receiver::{AckNeed, Receiver};
 use super::rtt::RttEstimator;
@@ -94,10 +94,17 @@ pub struct TcpSocket {
     cfg_ts: bool,
     cfg_ws: bool,
     iw: super::config::InitialWindow,
+    syn_loss_iw: SynLossIw,
     /// RTO / SYN retransmission deadline.
     pub rto_deadline: Option<SimTime>,
+    /// When this end sent its first SYN or SYN-ACK: its TSval, and the start of
+    /// the handshake RTT sample.
     syn_sent_at: SimTime,
-    syn_retransmitted: bool,
+    /// Times the handshake timer fired (SYN or SYN-ACK sent again).
+    syn_timeouts: u32,
+    /// The segment that completed the handshake echoed the first SYN's or
+    /// SYN-ACK's TSval: the timeout was spurious (Linux tcp_try_undo_spurious_syn).
+    syn_timeout_spurious: bool,
     /// Negotiated options.
     ts_ok: bool,
     sack_ok: bool,
@@ -130,9 +137,11 @@ impl TcpSocket {
             cfg_ts: cfg.timestamps,
             cfg_ws: cfg.window_scale,
             iw: cfg.iw,
+            syn_loss_iw: cfg.syn_loss_iw,
             rto_deadline: None,
             syn_sent_at: SimTime::ZERO,
-            syn_retransmitted: false,
+            syn_timeouts: 0,
+            syn_timeout_spurious: false,
             ts_ok: false,
             sack_ok: false,
             tsq_bytes: 0,
@@ -342,20 +351,49 @@ impl TcpSocket {
         mss
     }
 
+    /// Did the handshake timer fire at this end?
+    fn syn_timed_out(&self) -> bool {
+        self.syn_timeouts > 0
+    }
+
+    /// The initial window once the handshake completes (spec 06 §2.2 step 4,
+    /// `syn_loss_iw`).
+    fn initial_window(&self, mss: u32) -> u32 {
+        let cut = match self.syn_loss_iw {
+            // RFC 5681 §3.1: 1 segment after any retransmitted SYN or SYN-ACK.
+            SynLossIw::Rfc5681 => self.syn_timed_out(),
+            // Linux 6.x net/ipv4/tcp_input.c tcp_init_transfer(): `if (tp->total_retrans
+            // > 1 && tp->undo_marker) cwnd = 1`. total_retrans counts every SYN or
+            // SYN-ACK sent again (`syn_retrans`); undo_marker is set when the handshake
+            // timer fired (tcp_enter_loss; at the acceptor req->num_timeout, in
+            // tcp_create_openreq_child) and cleared by tcp_try_undo_spurious_syn().
+            SynLossIw::Linux => self.snd.stats.syn_retrans > 1 && self.syn_timed_out() && !self.syn_timeout_spurious,
+        };
+        if cut { 1 } else { self.iw.segments(mss) }
+    }
+
+    /// Linux tcp_try_undo_spurious_syn(): the handshake timeout was spurious if the
+    /// segment completing the handshake echoes the TSval of this end's first SYN or
+    /// SYN-ACK (Linux compares rcv_tsecr with retrans_stamp, that segment's stamp).
+    fn note_handshake_echo(&mut self, h: &TcpHeader) {
+        self.syn_timeout_spurious = self.syn_timed_out() && self.ts_ok && h.ts_ecr == self.syn_sent_at;
+    }
+
     fn establish(&mut self, now: SimTime, mss: u32) {
         self.phase = Phase::Established;
-        // spec 06 §2.2 step 4: cwnd 1 after a retransmitted SYN, RTO ≥ 3 s.
-        let iw = if self.syn_retransmitted { 1 } else { self.iw.segments(mss) };
-        if self.syn_retransmitted {
+        // spec 06 §2.2 step 4: the window after a retransmitted SYN, RTO ≥ 3 s.
+        let iw = self.initial_window(mss);
+        if self.syn_timed_out() {
             self.rtt.raise_to(Span::from_secs(3));
         }
         // A full segment's pacer charge: IP + TCP headers, options, payload, 14 B (spec 06 §4.3).
         let charge = self.addr.ip_header_bytes + 20 + self.options_bytes(0) + mss + 14;
         self.snd.establish(now, mss, charge, iw, self.sack_ok, self.ts_ok, &self.rtt);
         self.rto_deadline = None;
+        let timed_out = self.syn_timed_out();
         if let Some(c) = &mut self.cps {
             // Round 1 is spaced over the handshake RTT (none after a retransmitted SYN: no spacing).
-            c.start(now, self.rtt.srtt.filter(|_| !self.syn_retransmitted).unwrap_or(Span::ZERO), iw, self.snd.snd_max);
+            c.start(now, self.rtt.srtt.filter(|_| !timed_out).unwrap_or(Span::ZERO), iw, self.snd.snd_max);
         }
     }
 
@@ -368,6 +406,7 @@ impl TcpSocket {
                 self.negotiate(h);
                 self.phase = Phase::SynRcvd;
                 self.syn_sent_at = now;
+                self.rcv.store_syn_ts(h);
                 self.note_request(p, None);
                 let mut sa = self.syn_header(now, true);
                 sa.ts_ecr = h.ts_val;
@@ -380,11 +419,13 @@ impl TcpSocket {
             }
             Phase::SynSent if h.has(flags::SYN) && h.has(flags::ACK) => {
                 let mss = self.negotiate(h);
+                self.rcv.store_syn_ts(h);
                 // RFC 9293 §3.10.7.3: SND.WND from the SYN-ACK (never scaled).
                 self.snd.snd_wnd = h.window();
-                if !self.syn_retransmitted {
+                if !self.syn_timed_out() {
                     self.rtt.sample(now.since(self.syn_sent_at));
                 }
+                self.note_handshake_echo(h);
                 self.establish(now, mss);
                 self.handshake_response(now, h);
                 self.note_request(p, None);
@@ -401,16 +442,20 @@ impl TcpSocket {
                 return;
             }
             Phase::SynRcvd if h.has(flags::SYN) => {
-                // Retransmitted SYN: answer again.
+                // Retransmitted SYN: answer again, a SYN-ACK retransmission. It echoes
+                // the first SYN's TSval, as Linux's does (tcp_check_req answers a
+                // retransmitted SYN before updating req->ts_recent).
+                self.snd.stats.syn_retrans += 1;
                 let mut sa = self.syn_header(now, true);
-                sa.ts_ecr = h.ts_val;
+                sa.ts_ecr = self.rcv.ts_recent();
                 out.push(self.packet(sa));
                 return;
             }
             Phase::SynRcvd if h.has(flags::ACK) => {
-                if !self.syn_retransmitted {
+                if !self.syn_timed_out() {
                     self.rtt.sample(now.since(self.syn_sent_at));
                 }
+                self.note_handshake_echo(h);
                 let mss = self.rcv.mss;
                 self.establish(now, mss);
                 self.handshake_response(now, h);
@@ -452,6 +497,10 @@ impl TcpSocket {
             if let Some(c) = self.active_cps(now) {
                 c.on_ack(now, h.ack, snd_max, srtt, cap);
             }
+        }
+        if h.payload == 0 {
+            // The peer's ACK: TS.Recent for this end's segments (RFC 7323 §4.3).
+            self.rcv.note_ack_ts(h);
         }
         if h.payload > 0 {
             let qs_request = self.note_request(p, Some(h.seq + h.payload as u64));
@@ -684,14 +733,19 @@ impl TcpSocket {
             match self.phase {
                 Phase::SynSent | Phase::SynRcvd => {
                     // SYN / SYN-ACK retransmission after rto_init, doubling (spec 06 §2.2 step 4).
-                    self.syn_retransmitted = true;
+                    self.syn_timeouts += 1;
+                    self.snd.stats.syn_retrans += 1;
                     self.rtt.back_off();
                     // spec 02 §2.3.3: resent without the option; the request counts as refused.
                     if let Some(snd) = self.qs.as_mut().and_then(|q| q.sender.as_mut()) {
                         snd.on_carrier_retransmit();
                     }
                     let ack = self.phase == Phase::SynRcvd;
-                    let h = self.syn_header(now, ack);
+                    let mut h = self.syn_header(now, ack);
+                    if ack {
+                        // The SYN-ACK echoes the SYN's TSval (Linux tcp_synack_options: req->ts_recent).
+                        h.ts_ecr = self.rcv.ts_recent();
+                    }
                     out.push(self.packet(h));
                     self.rto_deadline = Some(now + self.rtt.rto());
                 }

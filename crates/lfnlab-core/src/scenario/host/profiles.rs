@@ -101,8 +101,21 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
     // `tcp_identify_packet_loss` marks by RACK alone for SACK connections. RACK
     // arrived in 4.4 and TLP in 3.10, so 2.4.20 and 2.6.x count duplicate ACKs.
     let (loss_detection, tlp) = if profile == "linux-modern" { ("rack", true) } else { ("dupthresh", false) };
+    // The window after a retransmitted SYN or SYN-ACK (spec 06 §2.2 step 4). Linux 6.x
+    // net/ipv4/tcp_input.c tcp_init_transfer(): `if (tp->total_retrans > 1 &&
+    // tp->undo_marker) tcp_snd_cwnd_set(tp, 1); else ... tcp_init_cwnd(...)`, "we only
+    // reset cwnd when more than 1 SYN/SYN-ACK retransmission has occurred"; undo_marker,
+    // set by the handshake timeout, is cleared by tcp_try_undo_spurious_syn() when the
+    // answer echoes the first SYN's (SYN-ACK's) timestamp. Linux 2.6.20 has no such rule:
+    // tcp_init_metrics() sets tcp_init_cwnd() only from cached route metrics, the SYN
+    // timeout's tcp_enter_loss() sets cwnd 1 and the SYN-ACK undoes it
+    // (tcp_fastretrans_alert → tcp_try_undo_recovery, retrans_stamp cleared on
+    // FLAG_SYN_ACKED), with a CC-dependent result; those profiles keep the spec's rule
+    // (docs/choices.md "Window after a lost SYN").
+    let syn_loss_iw = if profile == "linux-modern" { "linux" } else { "rfc5681" };
     Some(TcpParams {
         iw: text(iw),
+        syn_loss_iw: text(syn_loss_iw),
         abc_l: Some(abc_l),
         cwnd_credit: text(cwnd_credit),
         slow_start_while: text(slow_start_while),
@@ -148,9 +161,9 @@ mod tests {
         for name in PROFILES {
             let p = profile_params(name).unwrap();
             assert!(default_cc(name).is_some());
-            // Every field Some: serializing shows all 28 keys.
+            // Every field Some: serializing shows all 29 keys.
             let text = toml::to_string(&p).unwrap();
-            assert_eq!(text.lines().count(), 28, "{name}:\n{text}");
+            assert_eq!(text.lines().count(), 29, "{name}:\n{text}");
         }
         assert!(profile_params("linux-3.0").is_none());
     }
@@ -161,6 +174,7 @@ mod tests {
         assert_eq!(modern.iw.as_deref(), Some("10"));
         assert_eq!(modern.abc_l, Some(0));
         assert_eq!(modern.cwnd_credit.as_deref(), Some("delivered"));
+        assert_eq!(modern.syn_loss_iw.as_deref(), Some("linux"));
         assert_eq!(
             modern.rto_init,
             Some(TimeSpan::from_span(Span::from_secs(1)))
@@ -178,5 +192,7 @@ mod tests {
         assert_eq!(old.cwnd_credit.as_deref(), Some("acked"));
         assert_eq!((modern.loss_detection.as_deref(), modern.tlp), (Some("rack"), Some(true)));
         assert_eq!((old.loss_detection.as_deref(), old.tlp), (Some("dupthresh"), Some(false)));
+        assert_eq!(old.syn_loss_iw.as_deref(), Some("rfc5681"));
+        assert_eq!(profile_params("linux-2.6").unwrap().syn_loss_iw.as_deref(), Some("rfc5681"));
     }
 }

@@ -7,7 +7,7 @@ use crate::scenario::model::{FlowKind, Scenario, TcpParams};
 use crate::error::InputError;
 use crate::host::tcp::config::{
     AckPolicy, BufferSemantics, CwndCredit, Delack, LossDetection, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
-    RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, TcpConfig,
+    RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, SynLossIw, TcpConfig,
     TruesizeModel,
 };
 
@@ -29,6 +29,7 @@ pub fn check_params(p: &TcpParams, file: &str, at: &str) -> Result<(), InputErro
     }
     names!(
         iw: InitialWindow,
+        syn_loss_iw: SynLossIw,
         cwnd_credit: CwndCredit,
         slow_start_while: SlowStartWhile,
         recovery_cwnd: RecoveryCwnd,
@@ -78,6 +79,7 @@ pub fn merge(base: &TcpParams, over: &TcpParams) -> TcpParams {
     }
     merged!(
         iw,
+        syn_loss_iw,
         abc_l,
         cwnd_credit,
         slow_start_while,
@@ -156,6 +158,7 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
             0 => u32::MAX,
             l => l,
         },
+        syn_loss_iw: name(&p.syn_loss_iw),
         cwnd_credit: name(&p.cwnd_credit),
         slow_start_while: name(&p.slow_start_while),
         recovery_cwnd: name(&p.recovery_cwnd),
