@@ -428,8 +428,10 @@ impl Sender {
             if h.dsack {
                 self.rack.on_dsack();
             }
+            // The count after this ACK, as Linux's tp->delivered when tcp_ack calls
+            // tcp_rack_update_reo_wnd: cumulative and SACKed deliveries alike.
             let prior_delivered = latest.map_or(0, |l| l.delivered(self.rate.delivered));
-            self.rack.update_reo_wnd(prior_delivered, self.rate.delivered + cum.newly_delivered);
+            self.rack.update_reo_wnd(prior_delivered, self.rate.delivered + cum.newly_delivered + newly_sacked);
         }
         self.snd_una = ack;
         self.snd_wnd = h.window();
