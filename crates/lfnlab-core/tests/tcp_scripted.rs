@@ -472,6 +472,7 @@ fn tlp_repairs_a_tail_loss_without_an_rto() {
             assert!(probe.0 > ms(402));
         }
     }
+}
 
 /// A socket of `profile` (spec 06 §2.1) with extra `[flow.tcp]` lines; `dir`
 /// 0 opens the connection, 1 accepts it.
