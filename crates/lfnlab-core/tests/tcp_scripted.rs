@@ -636,3 +636,69 @@ fn data_segments_echo_the_peers_latest_tsval() {
     let e = echoes(&mut s, ms(206));
     assert_eq!(e[0], ms(170), "the segment acknowledging the peer's data echoes that data");
 }
+
+/// Without SACK (spec 06 §2.5 pipe: modes other than `rfc` count each
+/// duplicate ACK as a SACKed segment; Linux `tcp_add_reno_sack`,
+/// `tcp_remove_reno_sacks`): in rate-halving recovery of one lost segment in a
+/// window of 20, the duplicate ACKs of the 19 that arrived free the pipe, so
+/// new data leaves before the hole is repaired (Linux's `tcp_cwnd_down` clamps
+/// cwnd to in_flight + 1 with in_flight net of them) and the one hole costs
+/// one retransmission and no timeout. Counting nothing, the pipe stays at 20
+/// and rate halving sends nothing new until the hole's ACK returns.
+#[test]
+fn nosack_duplicate_acks_free_the_pipe_in_recovery() {
+    let mut s = socket("sack = false\nrecovery_cwnd = \"rate_halving\"");
+    handshake(&mut s);
+    s.snd.w.cwnd = 20.0;
+    let mss = s.snd.mss as u64;
+    let r = run_path(&mut s, ms(100), ms(3000), Span::from_ms(50), |seq, nth| seq == 5 * mss && nth == 0);
+    // The path has no serialization: the window's ACKs all arrive at 200 ms and
+    // the repaired hole's at 300 ms. What leaves after the retransmission and
+    // before 300 ms left on duplicate ACKs.
+    let at = r.sent.iter().position(|x| x.2 == 1).expect("the fast retransmission");
+    assert_eq!(r.sent[at].1, 5 * mss);
+    let new_before_repair = r.sent[at + 1..].iter().take_while(|x| x.0 < r.sent[at].0 + Span::from_ms(100)).filter(|x| x.2 == 0).count();
+    assert!(new_before_repair >= 3, "new data while the hole waits: {new_before_repair} segments");
+    assert_eq!(s.snd.stats.retrans, 1);
+    assert_eq!(s.snd.stats.rtos, 0);
+    assert_eq!(s.snd.sb.reno_sacked, 0, "the count ends with the recovery");
+}
+
+/// No-SACK RTO recovery over a window with one hole (issue 38; Linux
+/// `tcp_enter_loss` marks everything outstanding lost, `tcp_xmit_retransmit_queue`
+/// resends in order, and the cumulative ACK frees what the receiver holds):
+/// the hole's original and its fast retransmission are lost, the RTO resends
+/// it, and the ACK of that jumps over all the rest, new data sent during the
+/// recovery included. Nothing at or above that ACK is sent twice.
+#[test]
+fn nosack_rto_recovery_resends_only_the_hole() {
+    let mut s = socket("sack = false\nrecovery_cwnd = \"rate_halving\"");
+    handshake(&mut s);
+    s.snd.w.cwnd = 20.0;
+    let mss = s.snd.mss as u64;
+    let r = run_path(&mut s, ms(100), ms(5000), Span::from_ms(50), |seq, nth| seq == 5 * mss && nth <= 1);
+    assert_eq!(s.snd.stats.rtos, 1, "the lost fast retransmission waits for the RTO");
+    let resent: Vec<_> = r.sent.iter().filter(|x| x.2 > 0).collect();
+    assert!(resent.iter().all(|x| x.1 == 5 * mss), "only the hole is resent: {resent:?}");
+    assert_eq!(resent.len(), 2, "the fast retransmission and the RTO's");
+    assert!(r.acked_to > 20 * mss, "the transfer goes on past the window, snd_una {}", r.acked_to);
+}
+
+/// Several holes without SACK (RFC 6582 partial ACKs; Linux marks one head per
+/// partial ACK, `tcp_update_scoreboard` → `tcp_mark_head_lost(sk, 1)`): five
+/// segments of a 40-segment window lost, one repaired per round trip, no RTO,
+/// each hole resent once. The duplicate ACKs that follow each partial ACK keep
+/// the ACK clock going (`tcp_remove_reno_sacks` leaves acked − 1 counted).
+#[test]
+fn nosack_newreno_repairs_five_holes_without_a_timeout() {
+    let mut s = socket("sack = false\nrecovery_cwnd = \"rate_halving\"");
+    handshake(&mut s);
+    s.snd.w.cwnd = 40.0;
+    let mss = s.snd.mss as u64;
+    let holes = [3u64, 9, 15, 21, 27];
+    let r = run_path(&mut s, ms(100), ms(5000), Span::from_ms(50), |seq, nth| holes.contains(&(seq / mss)) && nth == 0);
+    assert_eq!(s.snd.stats.rtos, 0);
+    let resent: Vec<u64> = r.sent.iter().filter(|x| x.2 > 0).map(|x| x.1 / mss).collect();
+    assert_eq!(resent, holes.to_vec(), "each hole once, in order");
+    assert!(r.acked_to > 40 * mss);
+}

@@ -55,6 +55,11 @@ impl Recovery {
         Recovery { mode, recover: None, dupacks: 0, prr_delivered: 0, prr_out: 0, recover_fs: 0, rh_acks: 0, cwr_high: 0, cwr_acks: 0 }
     }
 
+    /// The recovery mode (`TcpConfig::recovery_cwnd`).
+    pub fn mode(&self) -> RecoveryCwnd {
+        self.mode
+    }
+
     /// Count an ACK: a cumulative advance resets the duplicate count.
     pub fn count_ack(&mut self, advanced: bool, is_dup: bool) {
         if advanced {

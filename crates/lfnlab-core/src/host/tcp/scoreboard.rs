@@ -94,6 +94,10 @@ pub struct Scoreboard {
     pub sacked_out: u64,
     pub lost_out: u64,
     pub retrans_out: u64,
+    /// Without SACK, the duplicate ACKs counted as SACKed segments (spec 06
+    /// §2.5 pipe, modes other than `rfc`): Linux's `sacked_out` of a Reno
+    /// connection, a count with no segment flagged (`tcp_add_reno_sack`).
+    pub reno_sacked: u64,
     /// Every segment below this index is settled: SACKed or marked Lost.
     lost_scan: u64,
     /// No Lost, unretransmitted, un-SACKed segment lies below this index.
@@ -139,9 +143,50 @@ impl Scoreboard {
         self.base + self.segs.len() as u64
     }
 
-    /// pipe = packets_out − sacked_out − lost_out + retrans_out (spec 06 §2.5).
+    /// pipe = packets_out − sacked_out − lost_out + retrans_out (spec 06 §2.5),
+    /// where sacked_out counts duplicate ACKs without SACK ([`Self::reno_sacked`]).
     pub fn pipe(&self) -> u64 {
-        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
+        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out)
+    }
+
+    /// A duplicate ACK without SACK counts one segment as SACKed; returns how
+    /// many it added (0 at the cap). Linux 2.4.20–6.8 `tcp_add_reno_sack`.
+    pub fn add_reno_sack(&mut self) -> u64 {
+        let prior = self.reno_sacked;
+        self.reno_sacked += 1;
+        self.limit_reno_sacked();
+        self.reno_sacked - prior
+    }
+
+    /// A cumulative ACK of `acked` segments without SACK: one of them filled
+    /// the hole, the rest consume the duplicate ACKs they caused ("One ACK
+    /// acked hole. The rest eat duplicate ACKs."). Returns the segments it
+    /// newly delivers, max(acked − sacked_out, 1) as Linux 6.8 counts
+    /// `tp->delivered`. Linux `tcp_remove_reno_sacks` (2.4.20, 2.6.20, 6.8).
+    pub fn remove_reno_sacks(&mut self, acked: u64) -> u64 {
+        if acked == 0 {
+            return 0;
+        }
+        let delivered = acked.saturating_sub(self.reno_sacked).max(1);
+        self.reno_sacked = self.reno_sacked.saturating_sub(acked - 1);
+        self.limit_reno_sacked();
+        delivered
+    }
+
+    /// Linux `tcp_reset_reno_sack`.
+    pub fn reset_reno_sacks(&mut self) {
+        self.reno_sacked = 0;
+    }
+
+    /// At least one hole (max(lost_out, 1), at most packets_out) is not
+    /// counted as SACKed: Linux 6.8 `tcp_limit_reno_sacked` (2.6.20
+    /// `tcp_check_reno_reordering`). Linux also raises its reordering
+    /// estimate here; lfnlab keeps DupThresh = 3 (docs/profiles-from-source.md).
+    fn limit_reno_sacked(&mut self) {
+        let holes = self.lost_out.max(1).min(self.packets_out);
+        if self.reno_sacked + holes > self.packets_out {
+            self.reno_sacked = self.packets_out - holes;
+        }
     }
 
     /// Highest SACKed byte + 1, if any.
@@ -414,6 +459,8 @@ impl Scoreboard {
     pub fn on_rto(&mut self) {
         self.retrans_out = 0;
         self.lost_out = 0;
+        // Linux 2.6.20 tcp_enter_loss → tcp_clear_retrans; 6.8 tcp_timeout_mark_lost → tcp_reset_reno_sack.
+        self.reno_sacked = 0;
         for i in 0..self.segs.len() {
             let seg = &mut self.segs[i];
             seg.flags &= !(RETRANS | LOST);
@@ -474,6 +521,34 @@ mod tests {
             b.push(SegRecord::test_segment(i, mss));
         }
         b
+    }
+
+    /// Linux `tcp_add_reno_sack` / `tcp_remove_reno_sacks` /
+    /// `tcp_limit_reno_sacked`: duplicate ACKs count as SACKed up to
+    /// packets_out − max(lost_out, 1); a cumulative ACK of n removes n − 1 and
+    /// delivers max(n − counted, 1).
+    #[test]
+    fn duplicate_acks_count_as_sacked_without_sack() {
+        let mut b = board(5, 100);
+        for _ in 0..3 {
+            assert_eq!(b.add_reno_sack(), 1);
+        }
+        assert_eq!(b.pipe(), 2);
+        assert_eq!(b.add_reno_sack(), 1);
+        assert_eq!(b.add_reno_sack(), 0, "one hole stays uncounted");
+        assert_eq!(b.reno_sacked, 4);
+        // The hole's retransmission is ACKed together with three held segments.
+        b.ack_cum(400);
+        assert_eq!(b.remove_reno_sacks(4), 1, "one newly delivered: the others were counted");
+        assert_eq!(b.reno_sacked, 0, "4 − 3 = 1, then capped at packets_out − 1 = 0");
+        let mut b = board(10, 100);
+        b.add_reno_sack();
+        b.add_reno_sack();
+        b.ack_cum(500);
+        assert_eq!(b.remove_reno_sacks(5), 3);
+        assert_eq!(b.reno_sacked, 0);
+        b.on_rto();
+        assert_eq!(b.reno_sacked, 0);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::delivery_rate::DeliveryRate;
 use super::pacing_rate::PacingRate;
 use super::recovery::{Recovery, RecoveryAck, DUPTHRESH};
 use super::snd_limits::SndLimits;
-use super::config::{CwndCredit, IdleRestart, IsLost, LossDetection, SendStallPolicy, SlowStartWhile, TcpConfig};
+use super::config::{CwndCredit, IdleRestart, IsLost, LossDetection, RecoveryCwnd, SendStallPolicy, SlowStartWhile, TcpConfig};
 use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::scoreboard::{CumAck, LOST, SegRecord, Scoreboard};
@@ -354,8 +354,9 @@ impl Sender {
             had_outstanding: self.sb.packets_out > 0,
             lost_marks: self.sb.lost_marks,
         };
-        let d = self.take_deliveries(now, h, rtt);
+        let mut d = self.take_deliveries(now, h, rtt);
         let advanced = d.cum.segments > 0;
+        self.count_reno_sacks(h, &prior, &mut d);
         let rate = self.rate.on_ack(now, d.newly_delivered, d.latest, rtt.min_rtt, self.mss);
         self.round.acked += d.cum.segments;
         let rtt_sample = self.sample_rtt(now, h, &d.cum, rtt);
@@ -474,11 +475,40 @@ impl Sender {
         round_start
     }
 
+    /// A duplicate ACK in the sense of spec 06 §2.5 without SACK: ack =
+    /// snd_una, no payload, unchanged window, data outstanding.
+    fn is_plain_dup(h: &TcpHeader, prior: &AckPrior, advanced: bool) -> bool {
+        !advanced && h.payload == 0 && !prior.window_changed && prior.had_outstanding && h.ack == prior.una
+    }
+
+    /// Without SACK, in every recovery mode but `rfc`, each duplicate ACK
+    /// counts one segment as SACKed and a cumulative ACK removes what it
+    /// covered but one (spec 06 §2.5 pipe; `Scoreboard::add_reno_sack`). The
+    /// states follow Linux `tcp_fastretrans_alert` (2.6.20 l.2016–2055, 6.8
+    /// l.3040–3086): duplicates count in Open, Disorder and Recovery, not in
+    /// Loss (2.x ignores them there; 6.8 counts them only after F-RTO sent
+    /// new data, which lfnlab does not model); an advance outside Recovery
+    /// resets the count, as does leaving Recovery (`exit_recovery`). What is
+    /// delivered follows the count (6.8 `tcp_add_reno_sack` and
+    /// `tcp_remove_reno_sacks` add to `tp->delivered`).
+    fn count_reno_sacks(&mut self, h: &TcpHeader, prior: &AckPrior, d: &mut Deliveries) {
+        if self.sack || self.rec.mode() == RecoveryCwnd::Rfc {
+            return;
+        }
+        if d.cum.segments > 0 {
+            d.newly_delivered = self.sb.remove_reno_sacks(d.cum.segments);
+            if self.state != CaState::Recovery {
+                self.sb.reset_reno_sacks();
+            }
+        } else if self.state != CaState::Loss && Self::is_plain_dup(h, prior, false) {
+            d.newly_delivered = self.sb.add_reno_sack();
+        }
+    }
+
     /// Duplicate ACKs (spec 06 §2.5) and, with SACK, lost marking
     /// (RFC 6675 IsLost, or FACK). Returns whether this ACK is a duplicate.
     fn count_dupack(&mut self, h: &TcpHeader, prior: &AckPrior, advanced: bool, newly_sacked: u64) -> bool {
-        let is_dup = (!advanced && h.payload == 0 && !prior.window_changed && prior.had_outstanding && h.ack == prior.una)
-            || (self.sack && newly_sacked > 0);
+        let is_dup = Self::is_plain_dup(h, prior, advanced) || (self.sack && newly_sacked > 0);
         self.rec.count_ack(advanced, is_dup);
         if self.sack && !self.rack_on {
             self.sb.mark_lost(DUPTHRESH as u64, self.is_lost == IsLost::Fack);
@@ -646,6 +676,8 @@ impl Sender {
 
     fn exit_recovery(&mut self, now: SimTime, rtt: &RttEstimator) {
         self.rack.on_recovery_end();
+        // Linux tcp_fastretrans_alert, TCP_CA_Recovery at high_seq: tcp_reset_reno_sack.
+        self.sb.reset_reno_sacks();
         if !self.cc.has_cong_control() {
             self.w.cwnd = self.rec.exit_cwnd(&self.w, self.sb.packets_out, self.sack);
         }
