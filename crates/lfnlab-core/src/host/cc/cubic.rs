@@ -10,20 +10,29 @@
 //!   (§4.3); w ← W_est if W_cubic(t) < W_est, else w += acked·(target − w)/w.
 //! - ssthresh: clear t0; W_max ← w·(1 + β)/2 with fast convergence and
 //!   w < W_max (§4.7), else w; return max(β·w, 2) (§4.6).
-//! - Entering Loss resets everything including W_max (Linux `bictcp_reset`);
-//!   IdleRestart moves t0 later by the idle time, not beyond now.
+//! - Entering Loss resets everything including W_max (Linux `bictcp_reset`)
+//!   and re-arms HyStart (6.8 `cubictcp_state`); IdleRestart moves t0 later
+//!   by the idle time, not beyond now.
 //! - HyStart (optional, [`super::hystart`]): in slow start with w ≥ 16, once
-//!   per connection; an exit sets ssthresh ← w.
+//!   until the next Loss; an exit sets ssthresh ← w.
+//! - `pre_loss_cnt` (Linux 6.8 `bictcp_update`: "if (ca->last_max_cwnd == 0
+//!   && ca->cnt > 20) ca->cnt = 20; /* increase cwnd 5% per RTT */"): while
+//!   W_max = 0, each ACK adds at least acked/pre_loss_cnt, so a flow that left
+//!   slow start without a loss (HyStart) keeps growing 5 % per RTT instead of
+//!   following the flat start of a curve with K = 0.
 //!
-//! | variant | C | β | initial ssthresh | HyStart |
-//! |---|---|---|---|---|
-//! | `rfc9438` (default) | 0.4 | 0.7 | ∞ | on under profile `linux-modern` |
-//! | `linux-2.6.20` | 410/1024 | 819/1024 | 100 | off |
+//! | variant | C | β | initial ssthresh | HyStart | pre_loss_cnt | v2_clamps |
+//! |---|---|---|---|---|---|---|
+//! | `rfc9438` (default) | 0.4 | 0.7 | ∞ | on under profile `linux-modern` | 20 under `linux-modern`, else off | off |
+//! | `linux-2.6.20` | 410/1024 | 819/1024 | 100 | off | off | on |
 //!
-//! Both: fast convergence and Reno-friendly region on. `v2_clamps` (off,
-//! spec 06 §8 item 3) adds the CUBIC v2.0 limits: before the first loss the
-//! increase is acked/50 per ACK (cnt = 50), and it never exceeds
-//! max_increment = 16 segments per 100 ms of min_rtt (Linux `min_cnt`).
+//! Both: fast convergence and Reno-friendly region on. `v2_clamps` adds the
+//! CUBIC v2.0 limits of 2.6.20 `tcp_cubic.c` `bictcp_update` (MODULE_VERSION
+//! "2.0"; lines 214–224): before the first loss cnt = 50, i.e. the increase
+//! is acked/50 per ACK, and it never exceeds max_increment = 16 segments per
+//! 100 ms of min_rtt (`min_cnt`). Spec 06 §8 item 3 left them off as
+//! unverified; the source has them, so the `linux-2.6.20` variant turns them
+//! on (issue 38, docs/profiles-from-source.md).
 
 use super::hystart::{self, HyStart};
 use super::params::{ParamDef, ParamKind};
@@ -51,7 +60,8 @@ const PARAMS: &[ParamDef] = &[
     ParamDef { name: "hystart", kind: ParamKind::Bool, about: "HyStart slow-start exit (ACK train and delay)" },
     ParamDef { name: "hystart_pacing_aware", kind: ParamKind::Bool, about: "paced senders end slow start on an ACK train of min_rtt instead of min_rtt/2 (Linux >= 5.7)" },
     ParamDef { name: "initial_ssthresh", kind: ParamKind::Num { min: 0.0, max: 1e12 }, about: "initial ssthresh in segments; 0 = ∞ (keep the socket's)" },
-    ParamDef { name: "v2_clamps", kind: ParamKind::Bool, about: "CUBIC v2.0 clamps: cnt = 50 before the first loss, max_increment 16 segments per 100 ms" },
+    ParamDef { name: "v2_clamps", kind: ParamKind::Bool, about: "CUBIC v2.0 clamps (Linux 2.6.20): cnt = 50 before the first loss, max_increment 16 segments per 100 ms" },
+    ParamDef { name: "pre_loss_cnt", kind: ParamKind::Num { min: 0.0, max: 1e6 }, about: "before the first loss, grow at least acked/pre_loss_cnt per ACK (Linux 6.x: 20, 5 % per RTT); 0 = off" },
     ParamDef { name: "delay_term", kind: ParamKind::Choice(&["min_rtt", "srtt"]), about: "RTT added to t in the target: min_rtt (Linux) or srtt (RFC 9438 allows either)" },
 ];
 
@@ -70,6 +80,7 @@ fn defaults(profile: &str, given: &CcParams) -> CcParams {
         .with_bool("hystart_pacing_aware", cfg.hystart_pacing_aware)
         .with_num("initial_ssthresh", cfg.initial_ssthresh.unwrap_or(0.0))
         .with_bool("v2_clamps", cfg.v2_clamps)
+        .with_num("pre_loss_cnt", cfg.pre_loss_cnt.unwrap_or(0.0))
         .with_text("delay_term", "min_rtt")
 }
 
@@ -96,27 +107,48 @@ pub struct CubicConfig {
     pub hystart_pacing_aware: bool,
     /// Initial ssthresh in segments; None = ∞ (the socket's default).
     pub initial_ssthresh: Option<f64>,
-    /// CUBIC v2.0 clamps (spec 06 §8 item 3).
+    /// CUBIC v2.0 clamps (2.6.20 `tcp_cubic.c`; spec 06 §8 item 3).
     pub v2_clamps: bool,
+    /// Before the first loss, cnt ≤ this (Linux 6.x: 20); None = off.
+    pub pre_loss_cnt: Option<f64>,
     pub delay_term: DelayTerm,
 }
 
 impl CubicConfig {
     /// `rfc9438`: C 0.4, β 0.7, initial ssthresh ∞; HyStart as given.
     pub fn rfc9438(hystart: bool) -> CubicConfig {
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, hystart, hystart_pacing_aware: true, initial_ssthresh: None, v2_clamps: false, delay_term: DelayTerm::MinRtt }
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            hystart,
+            hystart_pacing_aware: true,
+            initial_ssthresh: None,
+            v2_clamps: false,
+            pre_loss_cnt: None,
+            delay_term: DelayTerm::MinRtt,
+        }
+    }
+
+    /// `rfc9438` as Linux 6.x runs it (profile `linux-modern`): HyStart on and
+    /// the pre-loss cnt of 20 (6.8 `tcp_cubic.c` `bictcp_update`).
+    pub fn linux_modern() -> CubicConfig {
+        CubicConfig { pre_loss_cnt: Some(LINUX_PRE_LOSS_CNT), ..CubicConfig::rfc9438(true) }
     }
 
     /// `linux-2.6.20` (chapter 02 §2.6.1): β 819/1024, C = bic_scale 41 → 410/1024,
-    /// initial ssthresh 100, HyStart off (it came with 2.6.29).
+    /// initial ssthresh 100, HyStart off (it came with 2.6.29), the v2.0
+    /// clamps of its `tcp_cubic.c` on.
     pub fn linux_2_6_20() -> CubicConfig {
-        CubicConfig { c: 410.0 / 1024.0, beta: 819.0 / 1024.0, initial_ssthresh: Some(100.0), ..CubicConfig::rfc9438(false) }
+        CubicConfig { c: 410.0 / 1024.0, beta: 819.0 / 1024.0, initial_ssthresh: Some(100.0), v2_clamps: true, ..CubicConfig::rfc9438(false) }
     }
 
     fn for_variant(variant: &str, profile: &str) -> CubicConfig {
         match variant {
             "linux-2.6.20" => CubicConfig::linux_2_6_20(),
-            _ => CubicConfig::rfc9438(profile == "linux-modern"),
+            _ if profile == "linux-modern" => CubicConfig::linux_modern(),
+            _ => CubicConfig::rfc9438(false),
         }
     }
 
@@ -131,6 +163,7 @@ impl CubicConfig {
             hystart_pacing_aware: p.flag("hystart_pacing_aware"),
             initial_ssthresh: (ss > 0.0).then_some(ss),
             v2_clamps: p.flag("v2_clamps"),
+            pre_loss_cnt: Some(p.num("pre_loss_cnt")).filter(|n| *n > 0.0),
             delay_term: if p.text("delay_term") == "srtt" { DelayTerm::Srtt } else { DelayTerm::MinRtt },
         }
     }
@@ -141,6 +174,8 @@ impl CubicConfig {
     }
 }
 
+/// Linux 6.x: cnt ≤ 20 before the first loss (`bictcp_update`, "increase cwnd 5% per RTT").
+const LINUX_PRE_LOSS_CNT: f64 = 20.0;
 /// CUBIC v2.0: cnt = 50 before the first loss (spec 06 §8 item 3).
 const V2_CNT_BEFORE_LOSS: f64 = 50.0;
 /// CUBIC v2.0 max_increment: segments per 100 ms of min_rtt.
@@ -236,8 +271,14 @@ impl CongestionControl for Cubic {
         // RFC 9438 §4.3: Reno's growth with the same average window as AIMD(1, 0.5).
         let alpha = if e.w_est < self.w_max { self.cfg.alpha() } else { 1.0 };
         e.w_est += alpha * credit / cwnd;
+        // Linux's cnt is the smallest of the curve's, the pre-loss cap's and the
+        // Reno-friendly one's: the fastest of the three growths wins.
+        let pre_loss = match self.cfg.pre_loss_cnt {
+            Some(n) if self.w_max == 0.0 => credit / n,
+            _ => 0.0,
+        };
         if self.cfg.reno_friendly && cubic_now < e.w_est {
-            w.cwnd = e.w_est;
+            w.cwnd = e.w_est.max(cwnd + pre_loss);
         } else {
             let mut inc = credit * (target - cwnd) / cwnd;
             if self.cfg.v2_clamps {
@@ -249,7 +290,7 @@ impl CongestionControl for Cubic {
                     inc = credit / V2_CNT_BEFORE_LOSS;
                 }
             }
-            w.cwnd += inc;
+            w.cwnd += inc.max(pre_loss);
         }
         self.epoch = Some(e);
     }
@@ -262,12 +303,16 @@ impl CongestionControl for Cubic {
         (cwnd * self.cfg.beta).max(2.0)
     }
 
-    fn on_state_change(&mut self, _ctx: &CcContext, _w: &mut Window, old: CaState, new: CaState) {
-        // spec 06 §4.4: entering Loss resets all state including W_max (Linux);
-        // HyStart stays spent (once per connection).
+    fn on_state_change(&mut self, ctx: &CcContext, _w: &mut Window, old: CaState, new: CaState) {
+        // spec 06 §4.4: entering Loss resets all state including W_max (Linux
+        // `bictcp_reset`), and Linux 6.8 `cubictcp_state` re-arms HyStart
+        // (`found = 0`, `bictcp_hystart_reset`).
         if new == CaState::Loss && old != CaState::Loss {
             self.w_max = 0.0;
             self.epoch = None;
+            if let Some(h) = &mut self.hystart {
+                h.rearm(ctx.now);
+            }
         }
     }
 
@@ -275,7 +320,8 @@ impl CongestionControl for Cubic {
         let Some(h) = &mut self.hystart else { return };
         let slow_start = w.cwnd < w.ssthresh && matches!(ctx.ca_state, CaState::Open | CaState::Disorder | CaState::Loss);
         let min_rtt = ctx.min_rtt.unwrap_or(rtt);
-        let train = hystart::train_threshold(min_rtt, ctx.paced, self.cfg.hystart_pacing_aware);
+        let ack_delay = hystart::ack_delay(ctx.pacing_rate_bytes_per_s);
+        let train = hystart::train_threshold(min_rtt, ack_delay, ctx.paced, self.cfg.hystart_pacing_aware);
         if slow_start && w.cwnd >= hystart::LOW_WINDOW && h.on_ack_with_train(ctx.now, rtt, min_rtt, train).is_some() {
             w.ssthresh = w.cwnd;
         }
@@ -542,7 +588,8 @@ mod tests {
             let start = at(1.0);
             let (mut cc, mut w) = hystart_cc(start);
             cc.on_round_end(&ctx(start), &mut w, &RoundStats::default());
-            for i in 1..=8u64 {
+            // Eight samples fill curr_rtt; the ninth is judged (Linux 6.8 hystart_update).
+            for i in 1..=9u64 {
                 cc.on_rtt_sample(&ctx(start + Span::from_ms(5 * i)), &mut w, Span::from_us(rtt_us));
             }
             assert_eq!(w.ssthresh == 32.0, exits, "curr_rtt {rtt_us} µs");
@@ -577,6 +624,67 @@ mod tests {
             let p = resolve_params("cubic", profile, &CcParams::new().with_text("variant", variant)).unwrap();
             assert_eq!(p.flag("hystart"), on, "{profile} {variant}");
         }
+    }
+
+    /// Linux 6.8 `bictcp_update`: before the first loss cnt ≤ 20, so one window
+    /// of ACKs adds at least w/20 (5 % per RTT). Without the cap, a curve with
+    /// K = 0 starts flat and only the Reno-friendly W_est (+1 per RTT) moves w.
+    #[test]
+    fn pre_loss_growth_is_five_percent_per_rtt_under_linux_modern() {
+        let p = resolve_params("cubic", "linux-modern", &CcParams::new()).unwrap();
+        assert_eq!(p.num("pre_loss_cnt"), 20.0);
+        assert_eq!(resolve_params("cubic", "linux-2.6", &CcParams::new()).unwrap().num("pre_loss_cnt"), 0.0);
+        let grow = |cfg: CubicConfig| {
+            let mut cc = Cubic::new(cfg);
+            let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+            // The epoch opens at 1 s; one window of ACKs (100 of credit 1) over the next RTT.
+            cc.on_ack(&ctx(at(1.0)), &mut w, &AckSample { credit: 0.0, ..AckSample::example(0, 1448) });
+            for i in 0..100u64 {
+                cc.on_ack(&ctx(at(1.0) + Span::from_ms(i)), &mut w, &AckSample::example(1, 1448));
+            }
+            w.cwnd
+        };
+        let modern = grow(CubicConfig::linux_modern());
+        assert!(modern >= 100.0 * 1.05 - 0.2, "5 % per RTT: {modern}");
+        let plain = grow(CubicConfig::rfc9438(true));
+        assert!(plain < 101.5, "the flat start of the curve, W_est +1: {plain}");
+        // After a loss (W_max > 0) the cap no longer applies.
+        let mut cc = Cubic::new(CubicConfig::linux_modern());
+        let mut w = Window { cwnd: 100.0, ssthresh: 100.0 };
+        w.ssthresh = cc.ssthresh(&ctx(at(0.5)), &w, SsthreshReason::FastRetransmit);
+        w.cwnd = w.ssthresh;
+        cc.on_ack(&ctx(at(1.0)), &mut w, &AckSample { credit: 0.0, ..AckSample::example(0, 1448) });
+        for i in 0..70u64 {
+            cc.on_ack(&ctx(at(1.0) + Span::from_ms(i)), &mut w, &AckSample::example(1, 1448));
+        }
+        assert!(w.cwnd < 70.0 * 1.05 - 1.0, "below W_max the concave curve rules: {}", w.cwnd);
+    }
+
+    /// 2.6.20 `tcp_cubic.c` (MODULE_VERSION "2.0") has the v2.0 clamps.
+    #[test]
+    fn the_2_6_20_variant_has_its_v2_clamps() {
+        let p = resolve_params("cubic", "linux-2.6", &CcParams::new().with_text("variant", "linux-2.6.20")).unwrap();
+        assert!(p.flag("v2_clamps"));
+        assert_eq!(p.num("pre_loss_cnt"), 0.0);
+    }
+
+    /// Linux 6.8 `cubictcp_state`: entering Loss re-arms HyStart.
+    #[test]
+    fn loss_rearms_hystart() {
+        let start = at(1.0);
+        let (mut cc, mut w) = hystart_cc(start);
+        cc.on_round_end(&ctx(start), &mut w, &RoundStats::default());
+        for i in 1..=9u64 {
+            cc.on_rtt_sample(&ctx(start + Span::from_ms(5 * i)), &mut w, Span::from_ms(200));
+        }
+        assert_eq!(w.ssthresh, 32.0);
+        cc.on_state_change(&ctx(at(3.0)), &mut w, CaState::Open, CaState::Loss);
+        w.ssthresh = f64::INFINITY;
+        cc.on_round_end(&ctx(at(3.0)), &mut w, &RoundStats::default());
+        for i in 1..=9u64 {
+            cc.on_rtt_sample(&ctx(at(3.0) + Span::from_ms(5 * i)), &mut w, Span::from_ms(200));
+        }
+        assert_eq!(w.ssthresh, 32.0, "HyStart fires again after the RTO");
     }
 
     #[test]

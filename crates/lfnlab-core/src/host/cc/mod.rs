@@ -70,6 +70,10 @@ pub struct CcContext {
     pub iw_segments: u32,
     /// The socket's segments are paced (any pacing kind but `off`).
     pub paced: bool,
+    /// The socket's pacing rate before this ACK, bytes/s (Linux
+    /// `sk_pacing_rate`, kept whether or not a pacer uses it; 0 before the
+    /// first RTT sample). HyStart's ACK-delay allowance reads it.
+    pub pacing_rate_bytes_per_s: f64,
 }
 
 impl CcContext {
@@ -91,6 +95,7 @@ impl CcContext {
             rounds: 0,
             iw_segments: 10,
             paced: false,
+            pacing_rate_bytes_per_s: 0.0,
         }
     }
 }

@@ -259,6 +259,7 @@ impl Sender {
             rounds: self.stats.rounds,
             iw_segments: self.iw_segments,
             paced: self.pacing.on,
+            pacing_rate_bytes_per_s: self.pacing.bytes_per_s,
         }
     }
 
