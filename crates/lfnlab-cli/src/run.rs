@@ -148,17 +148,8 @@ mod tests {
             name: "bulk".into(),
             kind: kind.into(),
             goodput_bps: 12.5e6,
-            bytes_delivered: 0,
-            retransmitted_segments: 0,
-            timeouts: 0,
-            fast_retransmits: 0,
             syn_retransmits,
-            rcvbuf_drops: 0,
-            completion_s: None,
-            cps: None,
-            response_time_s: None,
-            quickstart: None,
-            web: None,
+            ..Default::default()
         }
     }
 

@@ -75,7 +75,7 @@ pub struct CaptureSummary {
     pub missed: u64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FlowSummary {
     pub name: String,
     pub kind: String,

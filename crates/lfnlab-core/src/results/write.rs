@@ -232,13 +232,7 @@ mod tests {
                 retransmitted_segments: 3,
                 timeouts: 0,
                 fast_retransmits: 1,
-                syn_retransmits: 0,
-                rcvbuf_drops: 0,
-                completion_s: None,
-                cps: None,
-                response_time_s: None,
-                quickstart: None,
-                web: None,
+                ..Default::default()
             }],
             queues: vec![QueueSummary {
                 name: "wan->rcv".into(),

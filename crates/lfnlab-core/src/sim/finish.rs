@@ -203,16 +203,7 @@ fn flow_summary(w: &World, fi: usize, f: &FlowSpec, duration: f64, problems: &mu
                 kind: "udp_cbr".into(),
                 goodput_bps: bytes as f64 * 8.0 / active,
                 bytes_delivered: bytes,
-                retransmitted_segments: 0,
-                timeouts: 0,
-                fast_retransmits: 0,
-                syn_retransmits: 0,
-                rcvbuf_drops: 0,
-                completion_s: None,
-                cps: None,
-                response_time_s: None,
-                quickstart: None,
-                web: None,
+                ..Default::default()
             }
         }
     }
