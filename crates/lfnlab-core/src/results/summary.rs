@@ -88,6 +88,13 @@ pub struct FlowSummary {
     /// SYN and SYN-ACK retransmissions of the flow's connections, both ends
     /// (spec 06 §2.2 step 4); not in `retransmitted_segments`, which counts data.
     pub syn_retransmits: u64,
+    /// Tail loss probes the data sender sent (RFC 8985 §7; Linux `TCPLossProbes`).
+    pub tlp_probes: u64,
+    /// Of those, probes that repaired a loss (Linux `TCPLossProbeRecovery`).
+    pub tlp_recoveries: u64,
+    /// Retransmissions RACK found lost again, without waiting for the RTO
+    /// (RFC 8985 §6.2; Linux `TCPLostRetransmit`).
+    pub lost_retransmits: u64,
     /// Data segments the receiving socket discarded for lack of receive
     /// buffer (spec 06 §3 rule 4; DropCause `rcvbuf`): the network delivered
     /// them, so they are in `conservation.frames_delivered`, and the sender

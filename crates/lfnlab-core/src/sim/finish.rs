@@ -245,6 +245,9 @@ fn tcp_flow_summary(w: &World, t: TcpFlow, f: &FlowSpec, start: f64, active: f64
         fast_retransmits: st.fast_retrans,
         // Both ends' handshake retransmissions: the SYN's and the SYN-ACK's.
         syn_retransmits: st.syn_retrans + rcv.snd.stats.syn_retrans,
+        tlp_probes: st.tlp_probes,
+        tlp_recoveries: st.tlp_recoveries,
+        lost_retransmits: st.lost_retransmits,
         rcvbuf_drops: rcv.rcv.rcvbuf_drops,
         completion_s: snd.completed_at.map(|t| t.as_secs_f64()),
         cps: snd.cps.as_ref().map(|c| CpsSummary { handover_s: c.handover_at.map(|t| t.as_secs_f64()), spaced_rounds: c.spaced_rounds }),
@@ -425,6 +428,7 @@ impl ObjectsColumns {
 fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec<String>, cols: &mut ObjectsColumns) -> FlowSummary {
     let rt = &w.hosts.web[wi as usize];
     let (mut delivered, mut retrans, mut rtos, mut fast, mut rcvbuf, mut syn) = (0, 0, 0, 0, 0, 0);
+    let (mut tlp, mut tlp_rec, mut lost_rx) = (0, 0, 0);
     let (mut req, mut full, mut reduced, mut refused, mut approved_bps, mut approved_max) = (0, 0, 0, 0, 0u64, 0u8);
     for &(c, sv) in &rt.sockets {
         let (c, sv) = (&w.hosts.sockets[c as usize], &w.hosts.sockets[sv as usize]);
@@ -441,6 +445,9 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
         retrans += sv.snd.stats.retrans;
         rtos += sv.snd.stats.rtos;
         fast += sv.snd.stats.fast_retrans;
+        tlp += sv.snd.stats.tlp_probes;
+        tlp_rec += sv.snd.stats.tlp_recoveries;
+        lost_rx += sv.snd.stats.lost_retransmits;
         syn += c.snd.stats.syn_retrans + sv.snd.stats.syn_retrans;
         rcvbuf += c.rcv.rcvbuf_drops + sv.rcv.rcvbuf_drops;
         if let Some(q) = sv.qs.as_ref().and_then(|q| q.sender.as_ref()) {
@@ -476,6 +483,9 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
         timeouts: rtos,
         fast_retransmits: fast,
         syn_retransmits: syn,
+        tlp_probes: tlp,
+        tlp_recoveries: tlp_rec,
+        lost_retransmits: lost_rx,
         rcvbuf_drops: rcvbuf,
         completion_s: None,
         cps: None,
