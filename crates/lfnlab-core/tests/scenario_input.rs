@@ -671,8 +671,16 @@ fn every_profile_round_trips() {
         );
         let s = load(&text).unwrap();
         assert_eq!(load(&to_toml(&s)).unwrap(), s, "{profile}");
+        // No buffer given: the profile's tcp_wmem[2] / tcp_rmem[2], unlocked, from
+        // tcp_wmem[1] / tcp_rmem[1] (issue 38 item 4, docs/profiles-from-source.md).
         let cfg = tcp_config(&s, 0);
-        assert_eq!((cfg.sndbuf_bytes, cfg.rcvbuf_bytes), (4 << 20, 6 << 20));
+        let want = match *profile {
+            "linux-2.4" => (128 << 10, 2 * 87380, 16 << 10, 87380),
+            "linux-2.6" => (1 << 20, 1 << 20, 16 << 10, 87380),
+            _ => (4 << 20, 6 << 20, 16 << 10, 128 << 10),
+        };
+        assert_eq!((cfg.sndbuf_bytes, cfg.rcvbuf_bytes, cfg.wmem_default_bytes, cfg.rmem_default_bytes), want, "{profile}");
+        assert!(!cfg.sndbuf_lock && !cfg.rcvbuf_lock);
     }
 }
 
@@ -708,8 +716,12 @@ fn tcp_config_of_a_resolved_flow() {
     assert_eq!(cfg.recovery_cwnd, RecoveryCwnd::RateHalving);
     assert_eq!(cfg.ack_policy, AckPolicy::LinuxQuickack);
     assert_eq!(cfg.abc_l, u32::MAX);
+    // The given sndbuf is locked and doubled by setsockopt; the unset rcvbuf is
+    // linux-2.6's tcp_rmem[2], a kernel value, unlocked.
     assert_eq!(cfg.sndbuf_bytes, 2 << 20);
-    assert_eq!(cfg.rcvbuf_bytes, 12 << 20);
+    assert!(cfg.sndbuf_lock);
+    assert_eq!(cfg.rcvbuf_bytes, 1 << 20);
+    assert!(!cfg.rcvbuf_lock);
     assert_eq!(cfg.rto_init, Span::from_secs(3));
     assert_eq!(
         s.flow[0].tcp.as_ref().unwrap().buffer_semantics.as_deref(),

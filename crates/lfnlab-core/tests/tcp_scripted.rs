@@ -702,3 +702,57 @@ fn nosack_newreno_repairs_five_holes_without_a_timeout() {
     assert_eq!(resent, holes.to_vec(), "each hole once, in order");
     assert!(r.acked_to > 40 * mss);
 }
+
+/// Receive-buffer autotuning (issue 38 item 4; Linux 2.6.20
+/// `tcp_rcv_space_adjust`, `tcp_grow_window`): an unlocked 4 MiB `rcvbuf`
+/// under `linux-2.6` starts at tcp_rmem[1] = 87380 B with a 4·MSS window. A
+/// sender that fills whatever window is offered delivers one window per
+/// 100-ms round trip (TSecr 100 ms old); each round the receiver's buffer
+/// grows (to 2·what was read / advmss · rcvmem) and its window opens, until
+/// the buffer reaches the 4 MiB limit and stays there. Locked (`rcvbuf` as
+/// given), the same buffer never moves.
+#[test]
+fn autotuning_grows_rcvbuf_per_rtt_up_to_its_limit() {
+    for lock in [false, true] {
+        let p = Path06 { profile: "linux-2.6", tcp: if lock { "rcvbuf_lock = true" } else { "rcvbuf_lock = false" }, bufs: "4MiB", ..Default::default() };
+        let sc = scenario::load_str(&p.toml(), "t.toml", &[]).unwrap();
+        let cfg = scenario::tcp_config(&sc, 0);
+        let addr = Addr { flow: 0, dir: 0, local: 0, remote: 2, ip_header_bytes: 20, mtu: 1500, ip_ttl: 64, conn: 0 };
+        let mut s = TcpSocket::new(addr, &cfg, cc::create("newreno", &cc::CcParams::new(), &cc::CreateCtx { basis: Basis::Cwnd, seed: 1 }).unwrap());
+        let (sa, _) = handshake(&mut s);
+        let mss = s.rcv.mss as u64;
+        let mut seg = sa;
+        seg.tcp.flags = flags::ACK;
+        seg.tcp.payload = mss as u16;
+        let mut seq = 0u64;
+        let mut bufs = vec![s.rcv.b_rcv];
+        let mut windows = vec![s.rcv.advertised_window()];
+        let mut out = Vec::new();
+        for round in 1..=40u64 {
+            let now = ms(100 + 100 * round);
+            let w = s.rcv.advertised_window();
+            let end = seq + w / mss * mss;
+            while seq < end {
+                seg.tcp.seq = seq;
+                seg.tcp.ts_val = now;
+                seg.tcp.ts_ecr = ms(100 * round);
+                s.on_packet(now, &seg, &mut out);
+                seq += mss;
+            }
+            bufs.push(s.rcv.b_rcv);
+            windows.push(s.rcv.advertised_window());
+        }
+        if lock {
+            assert!(bufs.iter().all(|b| *b == 4 << 20), "a locked buffer stays: {bufs:?}");
+            continue;
+        }
+        assert_eq!(bufs[0], 87380, "tcp_rmem[1]");
+        let unit = 1u64 << s.rcv.wscale;
+        assert_eq!(windows[0], 4 * mss / unit * unit, "the SYN's 4·MSS window (init_cwnd 4), in window-scale units");
+        assert!(bufs.windows(2).all(|p| p[1] >= p[0]), "never shrinks: {bufs:?}");
+        let grew = bufs.windows(2).filter(|p| p[1] > p[0]).count();
+        assert!(grew >= 5, "grows round after round: {bufs:?}");
+        assert_eq!(*bufs.last().unwrap(), 4 << 20, "up to rcvbuf, no further: {bufs:?}");
+        assert!(*windows.last().unwrap() > 64 * mss, "the window opened: {windows:?}");
+    }
+}

@@ -17,11 +17,6 @@ use super::units::{ByteSize, TimeSpan};
 use crate::error::InputError;
 use crate::quickstart::MAX_RATE_CODE;
 
-/// CHOICE: the Linux `tcp_wmem` maximum (4 MiB); autotuning is not modelled
-/// (spec 06 §8.1), so the maximum is what a bulk sender ends up with.
-const DEFAULT_SNDBUF: ByteSize = ByteSize::from_bytes(4 << 20);
-/// CHOICE: the Linux `tcp_rmem` maximum (6 MiB), for the same reason.
-const DEFAULT_RCVBUF: ByteSize = ByteSize::from_bytes(6 << 20);
 /// spec 02 §3.1: the client's request.
 const DEFAULT_REQUEST: ByteSize = ByteSize::from_bytes(100);
 /// A limit on Web users per flow (each user is a state machine and its connections).
@@ -257,13 +252,6 @@ fn resolve_tcp_bulk(
             f.cc = Some(cc.to_string());
         }
     }
-    let sndbuf = *f.sndbuf.get_or_insert(DEFAULT_SNDBUF);
-    let rcvbuf = *f.rcvbuf.get_or_insert(DEFAULT_RCVBUF);
-    for (key, value) in [("sndbuf", sndbuf), ("rcvbuf", rcvbuf)] {
-        if value.bytes() == 0 {
-            return Err(ctx.err(at(key), "a socket buffer must be greater than zero"));
-        }
-    }
     if f.bytes.is_some_and(|b| b.bytes() == 0) {
         return Err(ctx.err(
             at("bytes"),
@@ -274,9 +262,21 @@ fn resolve_tcp_bulk(
     let flow_tcp = f.tcp.take().unwrap_or_default();
     check_params(&flow_tcp, ctx.file, &at("tcp"))?;
     let host_tcp = sender.tcp.clone().unwrap_or_default();
-    let merged = merge(&merge(&base, &host_tcp), &flow_tcp);
+    let mut merged = merge(&merge(&base, &host_tcp), &flow_tcp);
     // A pair may be valid in each table yet clash once merged.
     check_params(&merged, ctx.file, &at("tcp"))?;
+    // A buffer the flow sets is locked, as setsockopt locks it in Linux; an
+    // unset one is the profile's tcp_[rw]mem[2], grown into by autotuning
+    // from tcp_[rw]mem[1] (host::tcp::autotune).
+    merged.sndbuf_lock = Some(merged.sndbuf_lock.unwrap_or(f.sndbuf.is_some()));
+    merged.rcvbuf_lock = Some(merged.rcvbuf_lock.unwrap_or(f.rcvbuf.is_some()));
+    let sndbuf = *f.sndbuf.get_or_insert(merged.wmem_max.unwrap_or(ByteSize::from_bytes(4 << 20)));
+    let rcvbuf = *f.rcvbuf.get_or_insert(merged.rmem_max.unwrap_or(ByteSize::from_bytes(6 << 20)));
+    for (key, value) in [("sndbuf", sndbuf), ("rcvbuf", rcvbuf)] {
+        if value.bytes() == 0 {
+            return Err(ctx.err(at(key), "a socket buffer must be greater than zero"));
+        }
+    }
     f.tcp = Some(merged);
     let profile = f.profile.clone().unwrap_or_default();
     let cc = f.cc.clone().unwrap_or_default();

@@ -739,6 +739,26 @@ pub struct TcpParams {
     pub rwnd_policy: Option<String>,
     /// `setsockopt` doubles the given buffer sizes as Linux does; `kernel` takes them as given.
     pub buffer_semantics: Option<String>,
+    /// Dynamic right-sizing of an unlocked receive buffer: `off` (Linux 2.4),
+    /// `linux2` (2.6 `tcp_rcv_space_adjust`) or `linux6` (6.x).
+    pub rcv_autotune: Option<String>,
+    /// Growth of an unlocked send buffer: `off`, `linux2` (2.x `tcp_new_space`)
+    /// or `linux6` (6.x `tcp_sndbuf_expand`).
+    pub snd_autotune: Option<String>,
+    /// Where an unlocked receive buffer starts (Linux `tcp_rmem[1]`).
+    pub rmem_default: Option<ByteSize>,
+    /// The flow's `rcvbuf` when it gives none (Linux `tcp_rmem[2]`).
+    pub rmem_max: Option<ByteSize>,
+    /// Where an unlocked send buffer starts (Linux `tcp_wmem[1]`).
+    pub wmem_default: Option<ByteSize>,
+    /// The flow's `sndbuf` when it gives none (Linux `tcp_wmem[2]`).
+    pub wmem_max: Option<ByteSize>,
+    /// `rcvbuf` stays as given (Linux `SO_RCVBUF` sets `SOCK_RCVBUF_LOCK`);
+    /// unlocked, it starts at `rmem_default` and autotuning grows it up to
+    /// `rcvbuf`. Default: locked when the flow sets `rcvbuf`.
+    pub rcvbuf_lock: Option<bool>,
+    /// The same for `sndbuf` (`SOCK_SNDBUF_LOCK`), from `wmem_default`.
+    pub sndbuf_lock: Option<bool>,
 }
 
 /// `[[monitor]]`: per-bin counters at the egress of one link direction.

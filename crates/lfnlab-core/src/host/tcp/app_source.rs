@@ -38,6 +38,11 @@ impl AppSource {
         self.external_writer = external_writer;
     }
 
+    /// The writer waits on a full buffer (Linux SOCK_NOSPACE).
+    pub fn blocked(&self) -> bool {
+        self.blocked
+    }
+
     pub fn set_external_writer(&mut self) {
         self.external_writer = true;
     }

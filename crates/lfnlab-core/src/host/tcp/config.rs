@@ -73,6 +73,16 @@ named_enum!(
     TruesizeModel { Payload => "payload", Pow2 => "pow2" }
 );
 named_enum!(
+    /// Receive-buffer dynamic right-sizing of an unlocked buffer (`host::tcp::autotune`):
+    /// none (Linux 2.4.20), 2.6's or 6.x's `tcp_rcv_space_adjust`.
+    RcvAutotune { Off => "off", Linux2 => "linux2", Linux6 => "linux6" }
+);
+named_enum!(
+    /// Send-buffer growth of an unlocked buffer (`host::tcp::autotune`):
+    /// none, 2.x `tcp_new_space` or 6.x `tcp_sndbuf_expand`.
+    SndAutotune { Off => "off", Linux2 => "linux2", Linux6 => "linux6" }
+);
+named_enum!(
     /// Advertised-window policy (spec 06 §2.3).
     RwndPolicy { LinuxFraction => "linux_fraction", FullBuffer => "full_buffer" }
 );
@@ -199,8 +209,18 @@ pub struct TcpConfig {
     pub rwnd_policy: RwndPolicy,
     /// Charged-memory limit of the send buffer, bytes (after `buffer_semantics`).
     pub sndbuf_bytes: u64,
-    /// Charged-memory limit of the receive buffer, bytes (after `buffer_semantics`).
+    /// Charged-memory limit of the receive buffer, bytes (after `buffer_semantics`);
+    /// unlocked, the most autotuning may grow it to.
     pub rcvbuf_bytes: u64,
+    /// The buffers are fixed (set by the scenario, as `setsockopt` sets them).
+    pub rcvbuf_lock: bool,
+    pub sndbuf_lock: bool,
+    /// Autotuning of unlocked buffers (`host::tcp::autotune`).
+    pub rcv_autotune: RcvAutotune,
+    pub snd_autotune: SndAutotune,
+    /// Where unlocked buffers start (Linux `tcp_rmem[1]`, `tcp_wmem[1]`), bytes.
+    pub rmem_default_bytes: u64,
+    pub wmem_default_bytes: u64,
     pub pacing: Pacing,
     /// `pacing.max_rate` in bytes/s; ∞ when unset.
     pub max_pacing_rate_bytes_per_s: f64,

@@ -11,11 +11,13 @@
 //! (`app_source`), delivery-rate sampling (`delivery_rate`, Linux
 //! `tcp_rate.c`), the sending-limit accounting (`snd_limits`, Linux
 //! `tcp_chrono`), the scoreboard of segments in flight and its lost marking
-//! (`scoreboard`) and the RTT estimator (`rtt`). The receiver (`receiver`) owns rcv_nxt, the window
+//! (`scoreboard`) the RTT estimator (`rtt`) and buffer autotuning
+//! (`autotune`, Linux `tcp_rcv_space_adjust`, `tcp_sndbuf_expand`). The receiver (`receiver`) owns rcv_nxt, the window
 //! and the ACK policy; Clustered Packet Spacing (`cps`) decides when the first
 //! rounds' segments may leave. Code outside this folder calls methods; it
 //! writes no socket field.
 pub mod app_source;
+pub mod autotune;
 pub mod config;
 pub mod cps;
 pub mod cwnd_usage;

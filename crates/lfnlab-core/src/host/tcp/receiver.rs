@@ -2,6 +2,7 @@
 //! Sans-IO: it takes segments at `now` and answers whether to ACK at once,
 //! later (delayed-ACK deadline) or not at all; `fill_ack` writes the ACK fields.
 
+use super::autotune::{self, RcvAutotune, RcvSpace};
 use super::config::{AckPolicy, Delack, RwndPolicy, TcpConfig, TruesizeModel};
 use std::collections::VecDeque;
 
@@ -67,8 +68,13 @@ pub struct Receiver {
     dsack: Option<(u64, u64)>,
     pub rcvbuf_drops: u64,
     pub dsacks_sent: u64,
-    /// Gradual window opening, when enabled (spec 02 §2.4 rule 4 `linux_like`).
+    /// Gradual window opening, when enabled (spec 02 §2.4 rule 4 `linux_like`),
+    /// and `rcv_ssthresh` of an autotuned buffer.
     growth: Option<WindowGrowth>,
+    /// Autotuning of an unlocked buffer (`host::tcp::autotune`); None when locked.
+    pub autotune: Option<RcvSpace>,
+    /// The buffer a full in-order segment cost (its charge), for DRS's rcvmem.
+    full_segment_charge: u64,
 }
 
 /// Linux-style gradual opening of the receive window: `rcv_ssthresh` starts
@@ -92,9 +98,20 @@ impl Receiver {
             RwndPolicy::LinuxFraction if s >= 1 => 1.0 - 0.5f64.powi(s),
             RwndPolicy::LinuxFraction => 2f64.powi(s),
         };
-        let b_rcv = cfg.rcvbuf_bytes;
+        // An unlocked buffer starts at tcp_rmem[1] and may grow to `rcvbuf`
+        // (host::tcp::autotune); its window scale covers what it may grow to
+        // (2.6.20 / 6.8 tcp_select_initial_window take it from tcp_rmem[2]),
+        // except in 2.4.20, whose buffer never grows: its scale covers the
+        // buffer at the SYN (`tcp_full_space`).
+        let (b_rcv, autotune, ws_for) = if cfg.rcvbuf_lock {
+            (cfg.rcvbuf_bytes, None, cfg.rcvbuf_bytes)
+        } else {
+            let start = cfg.rmem_default_bytes.min(cfg.rcvbuf_bytes);
+            let ws_for = if cfg.rcv_autotune == RcvAutotune::Off { start } else { cfg.rcvbuf_bytes };
+            (start, Some(RcvSpace::new(cfg.rcv_autotune, cfg.rcvbuf_bytes)), ws_for)
+        };
         // Rule 3: smallest s_w in 0…14 with 65535·2^s_w ≥ φ·B_rcv.
-        let want = phi * b_rcv as f64;
+        let want = phi * ws_for as f64;
         let wscale = if window_scale_ok { (0..=14u8).find(|&k| 65535.0 * (1u64 << k) as f64 >= want).unwrap_or(14) } else { 0 };
         Receiver {
             policy: cfg.ack_policy,
@@ -128,7 +145,53 @@ impl Receiver {
             rcvbuf_drops: 0,
             dsacks_sent: 0,
             growth: None,
+            autotune,
+            full_segment_charge: 0,
         }
+    }
+
+    /// An autotuned buffer's first window, before the SYN (Linux
+    /// `tcp_select_initial_window`): the full space rounded down to `mss`,
+    /// at most 65535, and in 2.x at most 4·mss (3 above 1460 B, 2 above
+    /// 4380 B: `init_cwnd`); `rcv_ssthresh` starts there and grows by
+    /// 2·advmss per in-order segment up to `window_clamp` (`tcp_grow_window`).
+    pub fn enable_autotuning(&mut self, rule: RcvAutotune, mss: u32) {
+        if self.autotune.is_none() {
+            return;
+        }
+        let mss = mss.max(1) as u64;
+        let space = ((self.phi * self.b_rcv as f64) as u64) / mss * mss;
+        let mut wnd = space.min(65535);
+        if rule != RcvAutotune::Linux6 {
+            let init_cwnd = if mss > 3 * 1460 { 2 } else if mss > 1460 { 3 } else { 4 };
+            wnd = wnd.min(init_cwnd * mss);
+        }
+        self.growth = Some(WindowGrowth { rcv_ssthresh: wnd });
+    }
+
+    /// The connection is established (`tcp_init_buffer_space`): window_clamp
+    /// = full space less one segment, rcv_ssthresh within it, DRS starts.
+    pub fn establish_autotuning(&mut self, now: SimTime) {
+        let advmss = self.mss.max(1) as u64;
+        let full = (self.phi * self.b_rcv as f64) as u64;
+        let bytes_read = self.bytes_read;
+        let (Some(a), Some(g)) = (&mut self.autotune, &mut self.growth) else { return };
+        a.establish(now, full, g.rcv_ssthresh, advmss, bytes_read);
+        g.rcv_ssthresh = g.rcv_ssthresh.min(a.window_clamp);
+    }
+
+    /// Dynamic right-sizing after the application read (`tcp_rcv_space_adjust`).
+    fn space_adjust(&mut self, now: SimTime) {
+        let advmss = self.mss.max(1) as u64;
+        let rcvmem = autotune::rcvmem(self.full_segment_charge.max(advmss), advmss, self.phi);
+        if let Some(a) = &mut self.autotune {
+            a.adjust(now, self.bytes_read, advmss, rcvmem, self.phi, &mut self.b_rcv);
+        }
+    }
+
+    /// The application reader's read at `now` (after [`read`](Self::read)).
+    pub fn after_read(&mut self, now: SimTime) {
+        self.space_adjust(now);
     }
 
     /// Open the window gradually from 4·`mss` (spec 02 §2.4 rule 4 `linux_like`);
@@ -164,9 +227,15 @@ impl Receiver {
     /// Raise the gradual window to at least `bytes` (a Quick-Start approval,
     /// spec 02 §2.4 rule 4); the free buffer still bounds what is advertised.
     pub fn raise_window_floor(&mut self, bytes: u64) {
+        let cap = self.growth_cap();
         if let Some(g) = &mut self.growth {
-            g.rcv_ssthresh = g.rcv_ssthresh.max(bytes.min(self.b_rcv));
+            g.rcv_ssthresh = g.rcv_ssthresh.max(bytes.min(cap));
         }
+    }
+
+    /// What rcv_ssthresh may grow to: the autotuned window_clamp, else the buffer.
+    fn growth_cap(&self) -> u64 {
+        self.autotune.as_ref().map_or(self.b_rcv, |a| a.window_clamp.min(self.b_rcv))
     }
 
     /// The gradual window's current cap (`rcv_ssthresh`), if enabled.
@@ -270,12 +339,27 @@ impl Receiver {
                 self.ts_take_next = false;
             }
             let fresh = end - self.rcv_nxt;
+            let cap = self.growth_cap();
             if let Some(g) = &mut self.growth {
                 // Linux tcp_grow_window: +2·MSS per in-order data segment (CHOICE:
                 // every segment counts; the buffer charge never stops it).
-                g.rcv_ssthresh = (g.rcv_ssthresh + 2 * self.mss as u64).min(self.b_rcv);
+                g.rcv_ssthresh = (g.rcv_ssthresh + 2 * self.mss as u64).min(cap);
+            }
+            if len >= self.mss as u64 {
+                self.full_segment_charge = charge;
             }
             self.rcv_nxt = end;
+            // The receiver's RTT for DRS (tcp_rcv_rtt_measure_ts / tcp_rcv_rtt_measure).
+            if self.autotune.is_some() {
+                let wnd = self.right_edge.saturating_sub(self.rcv_nxt);
+                let ts = self.timestamps && h.ts_ecr > SimTime::ZERO && len >= self.mss as u64;
+                let a = self.autotune.as_mut().expect("checked");
+                if ts {
+                    a.rtt_sample_ts(now.since(h.ts_ecr));
+                } else if !self.timestamps {
+                    a.rtt_measure_window(now, self.rcv_nxt, wnd);
+                }
+            }
             self.unacked_bytes += fresh;
             if self.reader {
                 let held = self.charge(fresh, 1, l2_bytes);
@@ -304,6 +388,10 @@ impl Receiver {
                     self.bytes_read = self.rcv_nxt;
                 }
                 filled = true;
+            }
+            if !self.reader {
+                // Read at once: DRS runs as on each copy to user (autotune CHOICE).
+                self.space_adjust(now);
             }
             if filled {
                 // spec 06 §3 rule 1: a segment filling (part of) a hole is ACKed at once.

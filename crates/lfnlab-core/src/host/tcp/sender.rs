@@ -3,6 +3,7 @@
 //! (cwnd growth, ssthresh) is asked of the congestion control (`host::cc`).
 
 use super::app_source::AppSource;
+use super::autotune::{self, SndAutotune};
 use super::cwnd_usage::CwndUsage;
 use super::delivery_rate::DeliveryRate;
 use super::pacing_rate::PacingRate;
@@ -128,6 +129,10 @@ pub struct Sender {
     /// Send the next lost segment even if cwnd is full (once; set by a
     /// Quick-Start revert inside recovery, spec 02 §2.3.10).
     pub retransmit_now: bool,
+    /// Growth of an unlocked send buffer up to `sndbuf_max_bytes`
+    /// (`host::tcp::autotune`); `Off` when the buffer is locked.
+    snd_autotune: SndAutotune,
+    sndbuf_max_bytes: u64,
 }
 
 /// What the sender knew before an ACK.
@@ -206,7 +211,8 @@ impl Sender {
             rec: Recovery::new(cfg.recovery_cwnd),
             sb: Scoreboard::new(),
             cc,
-            app: AppSource::new(cfg.sndbuf_bytes),
+            // An unlocked buffer starts at tcp_wmem[1] (host::tcp::autotune).
+            app: AppSource::new(if cfg.sndbuf_lock { cfg.sndbuf_bytes } else { cfg.wmem_default_bytes.min(cfg.sndbuf_bytes) }),
             rate: DeliveryRate::default(),
             last_data_sent: None,
             stats: SenderStats::default(),
@@ -217,6 +223,30 @@ impl Sender {
             pacing: PacingRate::new(cfg.pacing != super::config::Pacing::Off, cfg.max_pacing_rate_bytes_per_s),
             usage: CwndUsage::default(),
             retransmit_now: false,
+            snd_autotune: if cfg.sndbuf_lock { SndAutotune::Off } else { cfg.snd_autotune },
+            sndbuf_max_bytes: cfg.sndbuf_bytes,
+        }
+    }
+
+    /// Grow an unlocked send buffer (`host::tcp::autotune::sndbuf_target`), never
+    /// beyond `sndbuf`. Linux expands only while the writer waits on a full buffer
+    /// and the flight is below cwnd (2.x `tcp_new_space`: packets_out < cwnd; 6.8
+    /// `tcp_should_expand_sndbuf`: in_flight < cwnd); 6.8 also once at
+    /// establishment (`tcp_init_buffer_space`), which `force` asks for.
+    fn expand_sndbuf(&mut self, force: bool) {
+        let flight = match self.snd_autotune {
+            SndAutotune::Off => return,
+            SndAutotune::Linux2 => self.sb.packets_out,
+            SndAutotune::Linux6 => self.sb.pipe(),
+        };
+        if !force && !(self.app.blocked() && (flight as f64) < self.w.cwnd) {
+            return;
+        }
+        // BBR asks for 3 segments of buffer per cwnd segment (6.8 bbr_sndbuf_expand).
+        let factor = if self.snd_autotune == SndAutotune::Linux6 && self.cc.name() == "bbr" { 3 } else { 2 };
+        let target = autotune::sndbuf_target(self.snd_autotune, self.w.cwnd, self.mss, factor).min(self.sndbuf_max_bytes);
+        if target > self.app.b_snd_bytes {
+            self.app.b_snd_bytes = target;
         }
     }
 
@@ -234,6 +264,9 @@ impl Sender {
         let ctx = self.ctx(now, rtt);
         self.cc.init(&ctx, &mut self.w);
         self.bound();
+        if self.snd_autotune == SndAutotune::Linux6 {
+            self.expand_sndbuf(true);
+        }
         self.app.start(now);
         self.app_write(now);
     }
@@ -379,6 +412,7 @@ impl Sender {
         };
         self.adjust_cwnd(now, rtt, &mut sample, is_dup, advanced);
         if advanced {
+            self.expand_sndbuf(false);
             self.app_write(now);
         }
         self.update_pacing_rate(now, rtt);

@@ -127,7 +127,7 @@ pub struct TcpSocket {
 
 impl TcpSocket {
     pub fn new(addr: Addr, cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> TcpSocket {
-        TcpSocket {
+        let mut s = TcpSocket {
             addr,
             phase: Phase::Closed,
             snd: Sender::new(cfg, cc),
@@ -153,7 +153,11 @@ impl TcpSocket {
             cps: cfg.cps_tick.map(Cps::new),
             app_deadline: None,
             qs: None,
-        }
+        };
+        // An unlocked receive buffer's first window (host::tcp::autotune).
+        let mss = s.own_mss();
+        s.rcv.enable_autotuning(cfg.rcv_autotune, mss);
+        s
     }
 
     /// One of this socket's frames of `l2_bytes` left the host qdisc (to the
@@ -381,6 +385,7 @@ impl TcpSocket {
 
     fn establish(&mut self, now: SimTime, mss: u32) {
         self.phase = Phase::Established;
+        self.rcv.establish_autotuning(now);
         // spec 06 §2.2 step 4: the window after a retransmitted SYN, RTO ≥ 3 s.
         let iw = self.initial_window(mss);
         if self.syn_timed_out() {
@@ -520,6 +525,7 @@ impl TcpSocket {
     /// update follows if spec 06 §2.3 rule 5 asks for one.
     pub fn app_read(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Packet>) {
         self.rcv.read(bytes);
+        self.rcv.after_read(now);
         if self.phase == Phase::Established && self.rcv.wants_window_update() {
             self.send_ack(now, out);
         }

@@ -1,7 +1,7 @@
 //! The TCP profiles of spec 06 §2.1: every `TcpParams` field filled in.
 
 use crate::scenario::model::TcpParams;
-use crate::scenario::units::TimeSpan;
+use crate::scenario::units::{ByteSize, TimeSpan};
 use crate::engine::time::Span;
 
 /// Profile names, oldest first (spec 06 §2.1).
@@ -113,6 +113,24 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
     // FLAG_SYN_ACKED), with a CC-dependent result; those profiles keep the spec's rule
     // (docs/choices.md "Window after a lost SYN").
     let syn_loss_iw = if profile == "linux-modern" { "linux" } else { "rfc5681" };
+    // Socket buffers (docs/profiles-from-source.md "Buffer autotuning"): tcp_rmem and
+    // tcp_wmem [1] and [2], and which autotuning grows an unlocked buffer.
+    // 2.4.20 net/ipv4/tcp.c:273-274: `sysctl_tcp_wmem[3] = { 4*1024, 16*1024, 128*1024 }`,
+    // `sysctl_tcp_rmem[3] = { 4*1024, 87380, 87380*2 }`; no tcp_rcv_space_adjust;
+    // tcp_new_space (tcp_input.c:2951) grows the send buffer.
+    // 2.6.20 tcp.c:2465-2474: [1] = 16 KiB / 87380, [2] = max(64 KiB | 87380,
+    // min(4 MiB, tcp_mem[1] pages / 128)); tcp_mem[1] is 4/3 of (1536 /
+    // sizeof(inet_bind_hashbucket)) << order, with the bind hash capped at 64 Ki
+    // buckets (tcp.c:2433), which makes the share 1 MiB on any machine large enough
+    // to reach the cap; DRS (`sysctl_tcp_moderate_rcvbuf = 1`, tcp_input.c:91).
+    // 6.8 tcp.c:4767-4779: [1] = 16 KiB / 128 KiB, [2] = 4 MiB / 6 MiB on a machine
+    // with ≥ 768 MiB free; tcp_rcv_space_adjust and tcp_sndbuf_expand.
+    let kib = |n: u64| Some(ByteSize::from_bytes(n << 10));
+    let (rcv_autotune, snd_autotune, rmem_default, rmem_max, wmem_default, wmem_max) = match profile {
+        "linux-2.4" => ("off", "linux2", Some(ByteSize::from_bytes(87380)), Some(ByteSize::from_bytes(2 * 87380)), kib(16), kib(128)),
+        "linux-2.6" => ("linux2", "linux2", Some(ByteSize::from_bytes(87380)), kib(1024), kib(16), kib(1024)),
+        _ => ("linux6", "linux6", kib(128), kib(6 << 10), kib(16), kib(4 << 10)),
+    };
     Some(TcpParams {
         iw: text(iw),
         syn_loss_iw: text(syn_loss_iw),
@@ -149,6 +167,15 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
         truesize_model: text("payload"),
         rwnd_policy: text("linux_fraction"),
         buffer_semantics: text("kernel"),
+        rcv_autotune: text(rcv_autotune),
+        snd_autotune: text(snd_autotune),
+        rmem_default,
+        rmem_max,
+        wmem_default,
+        wmem_max,
+        // Decided per flow: locked when the flow sets the buffer (scenario::flows).
+        rcvbuf_lock: None,
+        sndbuf_lock: None,
     })
 }
 
@@ -161,9 +188,9 @@ mod tests {
         for name in PROFILES {
             let p = profile_params(name).unwrap();
             assert!(default_cc(name).is_some());
-            // Every field Some: serializing shows all 29 keys.
+            // Every field Some but the two locks, decided per flow: 35 keys.
             let text = toml::to_string(&p).unwrap();
-            assert_eq!(text.lines().count(), 29, "{name}:\n{text}");
+            assert_eq!(text.lines().count(), 35, "{name}:\n{text}");
         }
         assert!(profile_params("linux-3.0").is_none());
     }

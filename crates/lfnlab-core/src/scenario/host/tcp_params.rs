@@ -6,7 +6,7 @@ use std::str::FromStr;
 use crate::scenario::model::{FlowKind, Scenario, TcpParams};
 use crate::error::InputError;
 use crate::host::tcp::config::{
-    AckPolicy, BufferSemantics, CwndCredit, Delack, LossDetection, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
+    AckPolicy, BufferSemantics, RcvAutotune, SndAutotune, CwndCredit, Delack, LossDetection, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
     RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, SynLossIw, TcpConfig,
     TruesizeModel,
 };
@@ -44,7 +44,14 @@ pub fn check_params(p: &TcpParams, file: &str, at: &str) -> Result<(), InputErro
         truesize_model: TruesizeModel,
         rwnd_policy: RwndPolicy,
         buffer_semantics: BufferSemantics,
+        rcv_autotune: RcvAutotune,
+        snd_autotune: SndAutotune,
     );
+    for (key, value) in [("rmem_default", p.rmem_default), ("rmem_max", p.rmem_max), ("wmem_default", p.wmem_default), ("wmem_max", p.wmem_max)] {
+        if value.is_some_and(|b| b.bytes() == 0) {
+            return Err(fail(key, "a socket buffer must be greater than zero".into()));
+        }
+    }
     for (key, value) in [
         ("rto_init", p.rto_init),
         ("rto_min", p.rto_min),
@@ -107,6 +114,14 @@ pub fn merge(base: &TcpParams, over: &TcpParams) -> TcpParams {
         truesize_model,
         rwnd_policy,
         buffer_semantics,
+        rcv_autotune,
+        snd_autotune,
+        rmem_default,
+        rmem_max,
+        wmem_default,
+        wmem_max,
+        rcvbuf_lock,
+        sndbuf_lock,
     )
 }
 
@@ -134,8 +149,13 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
     } else {
         1
     };
-    let buffer =
-        |b: Option<crate::scenario::units::ByteSize>| b.expect(UNRESOLVED).bytes().saturating_mul(factor);
+    // A locked buffer is what the flow gave (doubled under `setsockopt`); an
+    // unlocked one is the kernel's tcp_[rw]mem[2], taken as it is.
+    let buffer = |b: Option<crate::scenario::units::ByteSize>, locked: bool| {
+        b.expect(UNRESOLVED).bytes().saturating_mul(if locked { factor } else { 1 })
+    };
+    let bytes = |b: Option<crate::scenario::units::ByteSize>| b.expect(UNRESOLVED).bytes();
+    let (rcvbuf_lock, sndbuf_lock) = (flag(p.rcvbuf_lock), flag(p.sndbuf_lock));
     let pacing = flow.pacing.as_ref().expect(UNRESOLVED);
     let kind: PacingKind = pacing.kind.parse().expect(UNRESOLVED);
     let pacing_mode = match kind {
@@ -184,8 +204,14 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
         adv_win_scale: p.adv_win_scale.expect(UNRESOLVED),
         truesize_model: name(&p.truesize_model),
         rwnd_policy: name(&p.rwnd_policy),
-        sndbuf_bytes: buffer(flow.sndbuf),
-        rcvbuf_bytes: buffer(flow.rcvbuf),
+        sndbuf_bytes: buffer(flow.sndbuf, sndbuf_lock),
+        rcvbuf_bytes: buffer(flow.rcvbuf, rcvbuf_lock),
+        rcvbuf_lock,
+        sndbuf_lock,
+        rcv_autotune: name(&p.rcv_autotune),
+        snd_autotune: name(&p.snd_autotune),
+        rmem_default_bytes: bytes(p.rmem_default),
+        wmem_default_bytes: bytes(p.wmem_default),
     }
 }
 
