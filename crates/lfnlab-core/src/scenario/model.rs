@@ -739,6 +739,9 @@ pub struct TcpParams {
     pub rwnd_policy: Option<String>,
     /// `setsockopt` doubles the given buffer sizes as Linux does; `kernel` takes them as given.
     pub buffer_semantics: Option<String>,
+    /// Where rate halving stops lowering cwnd: `half_ssthresh` (Linux 2.4.20,
+    /// 2.6.12) or `cc` (2.6.20: the algorithm's `min_cwnd`).
+    pub rate_halving_floor: Option<String>,
     /// Dynamic right-sizing of an unlocked receive buffer: `off` (Linux 2.4),
     /// `linux2` (2.6 `tcp_rcv_space_adjust`) or `linux6` (6.x).
     pub rcv_autotune: Option<String>,

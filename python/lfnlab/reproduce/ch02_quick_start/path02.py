@@ -105,7 +105,10 @@ CUBIC_VARIANT = "linux-2.6.20"
 QS_HZ = 1000
 QS_CHUNK_MIN = 3
 #: spec 02 §2.6.2 and §6 point 9: per-flow TCP keys on top of the ``linux-2.6`` profile.
-TCP_02: dict[str, Any] = {"ack_policy": "linux_like", "rwnd_policy": "full_buffer"}
+#: Chapter 02's hosts ran Linux 2.6.20: its tcp_cwnd_down stops rate halving at the
+#: CC's min_cwnd (``tcp_cwnd_min``; ssthresh for CUBIC, ssthresh/2 for Reno), where the
+#: ``linux-2.6`` profile follows 2.6.12 (ssthresh/2 for all).
+TCP_02: dict[str, Any] = {"ack_policy": "linux_like", "rwnd_policy": "full_buffer", "rate_halving_floor": "cc"}
 PROFILE = "linux-2.6"
 
 

@@ -196,6 +196,11 @@ impl CongestionControl for Bic {
         self.reset();
     }
 
+    /// 2.6.20 `tcp_bic.c` defines no `min_cwnd`: rate halving stops at ssthresh.
+    fn rate_halving_floor_is_half_ssthresh(&self) -> bool {
+        false
+    }
+
     fn trace_names(&self) -> &'static [&'static str] {
         &["w_max", "cnt"]
     }

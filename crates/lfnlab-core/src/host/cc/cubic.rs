@@ -340,6 +340,11 @@ impl CongestionControl for Cubic {
         }
     }
 
+    /// 2.6.20 `tcp_cubic.c` defines no `min_cwnd`: rate halving stops at ssthresh.
+    fn rate_halving_floor_is_half_ssthresh(&self) -> bool {
+        false
+    }
+
     fn trace_names(&self) -> &'static [&'static str] {
         &["w_max", "k", "w_est", "t_epoch"]
     }

@@ -226,6 +226,13 @@ pub trait CongestionControl: Send {
     fn reno_recovery(&self) -> bool {
         false
     }
+    /// The floor of Linux 2.6.20's rate halving (`tcp_cwnd_down` →
+    /// `tcp_cwnd_min`): the algorithm's `min_cwnd`, ssthresh/2 for those that
+    /// use `tcp_reno_min_cwnd` (reno, highspeed, scalable, vegas), ssthresh
+    /// for those that define none (bic, cubic). True: ssthresh/2.
+    fn rate_halving_floor_is_half_ssthresh(&self) -> bool {
+        true
+    }
     /// Names of the algorithm's trace variables (spec 06 §6 `cc_*`), without
     /// the `cc_` prefix, e.g. `["w_max", "k"]`. At most 4.
     fn trace_names(&self) -> &'static [&'static str] {

@@ -73,6 +73,12 @@ named_enum!(
     TruesizeModel { Payload => "payload", Pow2 => "pow2" }
 );
 named_enum!(
+    /// Where rate halving (and gradual CWR) stops lowering cwnd: ssthresh/2
+    /// (Linux 2.4.20, 2.6.12 `tcp_cwnd_down`) or the algorithm's `min_cwnd`
+    /// (2.6.20 `tcp_cwnd_min`: ssthresh/2 for Reno-type, ssthresh for bic/cubic).
+    RateHalvingFloor { HalfSsthresh => "half_ssthresh", Cc => "cc" }
+);
+named_enum!(
     /// Receive-buffer dynamic right-sizing of an unlocked buffer (`host::tcp::autotune`):
     /// none (Linux 2.4.20), 2.6's or 6.x's `tcp_rcv_space_adjust`.
     RcvAutotune { Off => "off", Linux2 => "linux2", Linux6 => "linux6" }
@@ -184,6 +190,7 @@ pub struct TcpConfig {
     pub cwnd_credit: CwndCredit,
     pub slow_start_while: SlowStartWhile,
     pub recovery_cwnd: RecoveryCwnd,
+    pub rate_halving_floor: RateHalvingFloor,
     pub is_lost: IsLost,
     pub loss_detection: LossDetection,
     /// Tail loss probes (RFC 8985 §7, Linux `tcp_schedule_loss_probe`).

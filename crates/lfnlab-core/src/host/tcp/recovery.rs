@@ -48,11 +48,25 @@ pub struct Recovery {
     /// CWR (spec 06 §2.8): snd_max when it began, and ACKs since.
     cwr_high: u64,
     cwr_acks: u32,
+    /// Rate halving (and gradual CWR) lowers cwnd down to ssthresh/2, as
+    /// Linux 2.4.20 and 2.6.12 `tcp_cwnd_down` ("`tp->snd_cwnd >
+    /// tp->snd_ssthresh/2`"), or down to ssthresh (2.6.20 for bic and cubic).
+    half_floor: bool,
 }
 
 impl Recovery {
     pub fn new(mode: RecoveryCwnd) -> Recovery {
-        Recovery { mode, recover: None, dupacks: 0, prr_delivered: 0, prr_out: 0, recover_fs: 0, rh_acks: 0, cwr_high: 0, cwr_acks: 0 }
+        Recovery { mode, recover: None, dupacks: 0, prr_delivered: 0, prr_out: 0, recover_fs: 0, rh_acks: 0, cwr_high: 0, cwr_acks: 0, half_floor: false }
+    }
+
+    /// Rate halving's floor: ssthresh/2 when `half`, else ssthresh (`TcpConfig::rate_halving_floor`).
+    pub fn with_half_floor(mut self, half: bool) -> Recovery {
+        self.half_floor = half;
+        self
+    }
+
+    fn rh_floor(&self, w: &Window) -> f64 {
+        if self.half_floor { (w.ssthresh / 2.0).floor() } else { w.ssthresh }
     }
 
     /// The recovery mode (`TcpConfig::recovery_cwnd`).
@@ -124,7 +138,7 @@ impl Recovery {
             (RecoveryCwnd::Rfc, true) => {}
             (RecoveryCwnd::RateHalving, _) => {
                 self.rh_acks += 1;
-                if self.rh_acks.is_multiple_of(2) && w.cwnd > w.ssthresh {
+                if self.rh_acks.is_multiple_of(2) && w.cwnd > self.rh_floor(w) {
                     w.cwnd -= 1.0;
                 }
                 w.cwnd = w.cwnd.min((pipe + 1) as f64);
@@ -177,7 +191,7 @@ impl Recovery {
     /// down to ssthresh (Linux rate halving in CWR).
     pub fn cwr_gradual_ack(&mut self, w: &mut Window) {
         self.cwr_acks += 1;
-        if self.cwr_acks.is_multiple_of(2) && w.cwnd > w.ssthresh {
+        if self.cwr_acks.is_multiple_of(2) && w.cwnd > self.rh_floor(w) {
             w.cwnd -= 1.0;
         }
     }
@@ -212,6 +226,26 @@ mod tests {
 
     /// Rate halving: one segment off every second ACK while above ssthresh,
     /// never more than pipe + 1.
+    /// Linux 2.4.20 / 2.6.12 `tcp_cwnd_down`: the decrement goes on while cwnd >
+    /// ssthresh/2; with the 2.6.20 floor of bic and cubic it stops at ssthresh.
+    #[test]
+    fn rate_halving_floor_is_half_ssthresh_or_ssthresh() {
+        for (half, floor) in [(true, 5.0), (false, 10.0)] {
+            let mut r = Recovery::new(RecoveryCwnd::RateHalving).with_half_floor(half);
+            let mut win = w(14.0, 10.0);
+            r.enter(&mut win, 1000, 100, true, true);
+            for _ in 0..40 {
+                r.on_ack(&mut win, 100, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false });
+            }
+            assert_eq!(win.cwnd, floor, "half floor {half}");
+            let mut cwr = w(14.0, 10.0);
+            for _ in 0..40 {
+                r.cwr_gradual_ack(&mut cwr);
+            }
+            assert_eq!(cwr.cwnd, floor, "gradual CWR, half floor {half}");
+        }
+    }
+
     #[test]
     fn rate_halving_drops_one_every_second_ack() {
         let mut r = Recovery::new(RecoveryCwnd::RateHalving);

@@ -9,7 +9,7 @@ use super::delivery_rate::DeliveryRate;
 use super::pacing_rate::PacingRate;
 use super::recovery::{Recovery, RecoveryAck, DUPTHRESH};
 use super::snd_limits::SndLimits;
-use super::config::{CwndCredit, IdleRestart, IsLost, LossDetection, RecoveryCwnd, SendStallPolicy, SlowStartWhile, TcpConfig};
+use super::config::{CwndCredit, IdleRestart, IsLost, LossDetection, RateHalvingFloor, RecoveryCwnd, SendStallPolicy, SlowStartWhile, TcpConfig};
 use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::scoreboard::{CumAck, LOST, SegRecord, Scoreboard};
@@ -208,7 +208,10 @@ impl Sender {
             snd_wnd: 65535,
             w: Window { cwnd: 1.0, ssthresh: f64::INFINITY },
             state: CaState::Open,
-            rec: Recovery::new(cfg.recovery_cwnd),
+            rec: Recovery::new(cfg.recovery_cwnd).with_half_floor(match cfg.rate_halving_floor {
+                RateHalvingFloor::HalfSsthresh => true,
+                RateHalvingFloor::Cc => cc.rate_halving_floor_is_half_ssthresh(),
+            }),
             sb: Scoreboard::new(),
             cc,
             // An unlocked buffer starts at tcp_wmem[1] (host::tcp::autotune).

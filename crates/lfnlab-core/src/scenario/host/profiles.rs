@@ -167,6 +167,10 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
         truesize_model: text("payload"),
         rwnd_policy: text("linux_fraction"),
         buffer_semantics: text("kernel"),
+        // Linux 2.4.20 and 2.6.12 tcp_cwnd_down: `snd_cwnd > snd_ssthresh/2` (2.6.12
+        // unless Westwood); 2.6.20 takes the CC's min_cwnd (`cc`). The profiles follow
+        // the kernels their default CCs come from (2.4.20, 2.6.12's BIC); 6.x has PRR.
+        rate_halving_floor: text("half_ssthresh"),
         rcv_autotune: text(rcv_autotune),
         snd_autotune: text(snd_autotune),
         rmem_default,
@@ -188,9 +192,9 @@ mod tests {
         for name in PROFILES {
             let p = profile_params(name).unwrap();
             assert!(default_cc(name).is_some());
-            // Every field Some but the two locks, decided per flow: 35 keys.
+            // Every field Some but the two locks, decided per flow: 36 keys.
             let text = toml::to_string(&p).unwrap();
-            assert_eq!(text.lines().count(), 35, "{name}:\n{text}");
+            assert_eq!(text.lines().count(), 36, "{name}:\n{text}");
         }
         assert!(profile_params("linux-3.0").is_none());
     }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use crate::scenario::model::{FlowKind, Scenario, TcpParams};
 use crate::error::InputError;
 use crate::host::tcp::config::{
-    AckPolicy, BufferSemantics, RcvAutotune, SndAutotune, CwndCredit, Delack, LossDetection, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
+    AckPolicy, BufferSemantics, RateHalvingFloor, RcvAutotune, SndAutotune, CwndCredit, Delack, LossDetection, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
     RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, SynLossIw, TcpConfig,
     TruesizeModel,
 };
@@ -46,6 +46,7 @@ pub fn check_params(p: &TcpParams, file: &str, at: &str) -> Result<(), InputErro
         buffer_semantics: BufferSemantics,
         rcv_autotune: RcvAutotune,
         snd_autotune: SndAutotune,
+        rate_halving_floor: RateHalvingFloor,
     );
     for (key, value) in [("rmem_default", p.rmem_default), ("rmem_max", p.rmem_max), ("wmem_default", p.wmem_default), ("wmem_max", p.wmem_max)] {
         if value.is_some_and(|b| b.bytes() == 0) {
@@ -114,6 +115,7 @@ pub fn merge(base: &TcpParams, over: &TcpParams) -> TcpParams {
         truesize_model,
         rwnd_policy,
         buffer_semantics,
+        rate_halving_floor,
         rcv_autotune,
         snd_autotune,
         rmem_default,
@@ -182,6 +184,7 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
         cwnd_credit: name(&p.cwnd_credit),
         slow_start_while: name(&p.slow_start_while),
         recovery_cwnd: name(&p.recovery_cwnd),
+        rate_halving_floor: name(&p.rate_halving_floor),
         is_lost: name(&p.is_lost),
         loss_detection: name(&p.loss_detection),
         tlp: flag(p.tlp),
