@@ -146,14 +146,17 @@ impl RcvSpace {
     }
 
     /// DRS after the application read up to `bytes_read` (Linux
-    /// `tcp_rcv_space_adjust`). `rcvmem` is a full segment's buffer cost,
-    /// `phi` the window fraction; raises `b_rcv` in place. Returns whether it grew.
-    pub fn adjust(&mut self, now: SimTime, bytes_read: u64, advmss: u64, rcvmem: u64, phi: f64, b_rcv: &mut u64) -> bool {
+    /// `tcp_rcv_space_adjust`). `charge` is what a full segment costs the
+    /// buffer (raised to [`rcvmem`] here, once per round trip, not per
+    /// segment), `phi` the window fraction; raises `b_rcv` in place. Returns
+    /// whether it grew.
+    pub fn adjust(&mut self, now: SimTime, bytes_read: u64, advmss: u64, charge: u64, phi: f64, b_rcv: &mut u64) -> bool {
         let Some(t) = self.time else { return false };
         let Some(rtt) = self.rtt else { return false };
         if now.since(t) < rtt {
             return false;
         }
+        let rcvmem = rcvmem(charge, advmss, phi);
         let copied = bytes_read - self.seq;
         let mut grew = false;
         match self.rule {

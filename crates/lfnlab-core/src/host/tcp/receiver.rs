@@ -2,7 +2,7 @@
 //! Sans-IO: it takes segments at `now` and answers whether to ACK at once,
 //! later (delayed-ACK deadline) or not at all; `fill_ack` writes the ACK fields.
 
-use super::autotune::{self, RcvAutotune, RcvSpace};
+use super::autotune::{RcvAutotune, RcvSpace};
 use super::config::{AckPolicy, Delack, RwndPolicy, TcpConfig, TruesizeModel};
 use std::collections::VecDeque;
 
@@ -182,10 +182,9 @@ impl Receiver {
 
     /// Dynamic right-sizing after the application read (`tcp_rcv_space_adjust`).
     fn space_adjust(&mut self, now: SimTime) {
-        let advmss = self.mss.max(1) as u64;
-        let rcvmem = autotune::rcvmem(self.full_segment_charge.max(advmss), advmss, self.phi);
         if let Some(a) = &mut self.autotune {
-            a.adjust(now, self.bytes_read, advmss, rcvmem, self.phi, &mut self.b_rcv);
+            let advmss = self.mss.max(1) as u64;
+            a.adjust(now, self.bytes_read, advmss, self.full_segment_charge.max(advmss), self.phi, &mut self.b_rcv);
         }
     }
 
