@@ -637,6 +637,15 @@ fn data_segments_echo_the_peers_latest_tsval() {
     assert_eq!(e[0], ms(170), "the segment acknowledging the peer's data echoes that data");
 }
 
+/// A rate-halving socket without SACK, established, with cwnd `cwnd`; and its MSS.
+fn nosack_socket(cwnd: f64) -> (TcpSocket, u64) {
+    let mut s = socket("sack = false\nrecovery_cwnd = \"rate_halving\"");
+    handshake(&mut s);
+    s.snd.w.cwnd = cwnd;
+    let mss = s.snd.mss as u64;
+    (s, mss)
+}
+
 /// Without SACK (spec 06 §2.5 pipe: modes other than `rfc` count each
 /// duplicate ACK as a SACKed segment; Linux `tcp_add_reno_sack`,
 /// `tcp_remove_reno_sacks`): in rate-halving recovery of one lost segment in a
@@ -647,10 +656,7 @@ fn data_segments_echo_the_peers_latest_tsval() {
 /// and rate halving sends nothing new until the hole's ACK returns.
 #[test]
 fn nosack_duplicate_acks_free_the_pipe_in_recovery() {
-    let mut s = socket("sack = false\nrecovery_cwnd = \"rate_halving\"");
-    handshake(&mut s);
-    s.snd.w.cwnd = 20.0;
-    let mss = s.snd.mss as u64;
+    let (mut s, mss) = nosack_socket(20.0);
     let r = run_path(&mut s, ms(100), ms(3000), Span::from_ms(50), |seq, nth| seq == 5 * mss && nth == 0);
     // The path has no serialization: the window's ACKs all arrive at 200 ms and
     // the repaired hole's at 300 ms. What leaves after the retransmission and
@@ -672,10 +678,7 @@ fn nosack_duplicate_acks_free_the_pipe_in_recovery() {
 /// recovery included. Nothing at or above that ACK is sent twice.
 #[test]
 fn nosack_rto_recovery_resends_only_the_hole() {
-    let mut s = socket("sack = false\nrecovery_cwnd = \"rate_halving\"");
-    handshake(&mut s);
-    s.snd.w.cwnd = 20.0;
-    let mss = s.snd.mss as u64;
+    let (mut s, mss) = nosack_socket(20.0);
     let r = run_path(&mut s, ms(100), ms(5000), Span::from_ms(50), |seq, nth| seq == 5 * mss && nth <= 1);
     assert_eq!(s.snd.stats.rtos, 1, "the lost fast retransmission waits for the RTO");
     let resent: Vec<_> = r.sent.iter().filter(|x| x.2 > 0).collect();
@@ -691,10 +694,7 @@ fn nosack_rto_recovery_resends_only_the_hole() {
 /// the ACK clock going (`tcp_remove_reno_sacks` leaves acked − 1 counted).
 #[test]
 fn nosack_newreno_repairs_five_holes_without_a_timeout() {
-    let mut s = socket("sack = false\nrecovery_cwnd = \"rate_halving\"");
-    handshake(&mut s);
-    s.snd.w.cwnd = 40.0;
-    let mss = s.snd.mss as u64;
+    let (mut s, mss) = nosack_socket(40.0);
     let holes = [3u64, 9, 15, 21, 27];
     let r = run_path(&mut s, ms(100), ms(5000), Span::from_ms(50), |seq, nth| holes.contains(&(seq / mss)) && nth == 0);
     assert_eq!(s.snd.stats.rtos, 0);
