@@ -90,13 +90,11 @@ pub struct RcvSpace {
     win_time: Option<SimTime>,
     /// `window_clamp`: the largest window the receiver will offer, bytes.
     pub window_clamp: u64,
-    /// Times DRS raised the buffer.
-    pub grows: u64,
 }
 
 impl RcvSpace {
     pub fn new(rule: RcvAutotune, rmem_max: u64) -> RcvSpace {
-        RcvSpace { rule, rmem_max, space: 0, seq: 0, time: None, rtt: None, win_seq: 0, win_time: None, window_clamp: u64::MAX, grows: 0 }
+        RcvSpace { rule, rmem_max, space: 0, seq: 0, time: None, rtt: None, win_seq: 0, win_time: None, window_clamp: u64::MAX }
     }
 
     /// The connection is established (`tcp_init_buffer_space`): window_clamp =
@@ -188,7 +186,6 @@ impl RcvSpace {
                 }
             }
         }
-        self.grows += grew as u64;
         self.seq = bytes_read;
         self.time = Some(now);
         grew

@@ -349,14 +349,12 @@ impl Receiver {
             }
             self.rcv_nxt = end;
             // The receiver's RTT for DRS (tcp_rcv_rtt_measure_ts / tcp_rcv_rtt_measure).
-            if self.autotune.is_some() {
-                let wnd = self.right_edge.saturating_sub(self.rcv_nxt);
-                let ts = self.timestamps && h.ts_ecr > SimTime::ZERO && len >= self.mss as u64;
-                let a = self.autotune.as_mut().expect("checked");
-                if ts {
-                    a.rtt_sample_ts(now.since(h.ts_ecr));
-                } else if !self.timestamps {
+            let (timestamps, wnd) = (self.timestamps, self.right_edge.saturating_sub(self.rcv_nxt));
+            if let Some(a) = &mut self.autotune {
+                if !timestamps {
                     a.rtt_measure_window(now, self.rcv_nxt, wnd);
+                } else if h.ts_ecr > SimTime::ZERO && len >= self.mss as u64 {
+                    a.rtt_sample_ts(now.since(h.ts_ecr));
                 }
             }
             self.unacked_bytes += fresh;

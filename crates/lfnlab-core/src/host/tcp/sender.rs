@@ -133,6 +133,9 @@ pub struct Sender {
     /// (`host::tcp::autotune`); `Off` when the buffer is locked.
     snd_autotune: SndAutotune,
     sndbuf_max_bytes: u64,
+    /// Buffer segments per cwnd segment: 2, or 3 for BBR under `linux6`
+    /// (6.8 `bbr_sndbuf_expand`); the algorithm is fixed for the connection.
+    sndbuf_factor: u64,
 }
 
 /// What the sender knew before an ACK.
@@ -182,6 +185,7 @@ impl RoundAcc {
 
 impl Sender {
     pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> Sender {
+        let sndbuf_factor = if cfg.snd_autotune == SndAutotune::Linux6 && cc.name() == "bbr" { 3 } else { 2 };
         Sender {
             abc_l: cfg.abc_l,
             cwnd_credit: cfg.cwnd_credit,
@@ -228,6 +232,7 @@ impl Sender {
             retransmit_now: false,
             snd_autotune: if cfg.sndbuf_lock { SndAutotune::Off } else { cfg.snd_autotune },
             sndbuf_max_bytes: cfg.sndbuf_bytes,
+            sndbuf_factor,
         }
     }
 
@@ -245,9 +250,7 @@ impl Sender {
         if !force && !(self.app.blocked() && (flight as f64) < self.w.cwnd) {
             return;
         }
-        // BBR asks for 3 segments of buffer per cwnd segment (6.8 bbr_sndbuf_expand).
-        let factor = if self.snd_autotune == SndAutotune::Linux6 && self.cc.name() == "bbr" { 3 } else { 2 };
-        let target = autotune::sndbuf_target(self.snd_autotune, self.w.cwnd, self.mss, factor).min(self.sndbuf_max_bytes);
+        let target = autotune::sndbuf_target(self.snd_autotune, self.w.cwnd, self.mss, self.sndbuf_factor).min(self.sndbuf_max_bytes);
         if target > self.app.b_snd_bytes {
             self.app.b_snd_bytes = target;
         }
