@@ -112,6 +112,11 @@ def _scenario(tmp: Path, text: str = CUBIC, name: str = "cubic.toml") -> Path:
         ('kind = "emulator"', 'kind = "router"', "node"),
         ('duration = "15s"', 'duration = "1500ms"', "sim.duration"),
         ('limit = "128KiB"', 'limit = "128 lightyears"', "link[1].queue.limit"),
+        # Random loss: Bernoulli, for the whole run, on the link from the emulator to the receiver only.
+        ('delay = "0ms"', 'delay = "0ms"\nloss = { kind = "bernoulli", p = 0.01 }', "link[0].loss"),
+        ('limit = "128KiB" }', 'limit = "128KiB" }\nloss = { kind = "gilbert_elliott", t_good = "1s", t_bad = "10ms", p_bad = 0.5 }', "link[1].loss.kind"),
+        ('limit = "128KiB" }', 'limit = "128KiB" }\nloss = { kind = "bernoulli", p = 0.01, start = "1s" }', "link[1].loss.start"),
+        ('limit = "128KiB" }', 'limit = "128KiB" }\nloss = { kind = "bernoulli", p = 0.01, stop = "10s" }', "link[1].loss.stop"),
     ],
 )
 def test_an_unsupported_scenario_exits_2_naming_the_key_path(tmp_path: Path, old: str, new: str, key_path: str) -> None:
@@ -151,11 +156,12 @@ def test_ss_information_line_parses() -> None:
 
 def test_queue_bins_follow_the_backlog(tmp_path: Path) -> None:
     # Three 1514-B frames (L2 1518) at 0, 1, 2 µs on a line of 12.304 µs each (1 Gbit/s):
-    # the second and third wait; a fourth is dropped. Bins of 10 µs from t0 = 0.
+    # the second and third wait; a fourth is dropped. Bins of 10 µs from t0 = 0. The third
+    # is lost at random after the line: it still held its place in the queue and on the line.
     trace = tmp_path / "trace.csv"
     trace.write_text(
         "dir,arrival_ns,start_ns,depart_ns,sent_ns,len_bytes\n"
-        "a_to_b,0,0,1,1,1514\na_to_b,1000,12304,1,1,1514\na_to_b,2000,24608,1,1,1514\n"
+        "a_to_b,0,0,1,1,1514\na_to_b,1000,12304,1,1,1514\na_to_b,2000,24608,36912,drop:link_loss,1514\n"
         "a_to_b,3000,,,drop:tail,1514\nb_to_a,5000,5000,6000,6000,60\n",
         encoding="utf-8",
     )
@@ -165,7 +171,10 @@ def test_queue_bins_follow_the_backlog(tmp_path: Path) -> None:
     assert q.max_bytes.tolist() == [3036, 3036, 1518]  # the first leaves the backlog as it starts, at once
     assert (q.drops.tolist(), q.enqueued.tolist()) == ([1, 0, 0], [3, 0, 0])
     assert relay_trace.egress_bins(f, 0, 10_000, 3)[1].tolist() == [1, 1, 1]
-    assert relay_trace.tail_drops_between(f, 0, 3000) == 0
+    assert relay_trace.drops_between(f, 0, 3000, "tail") == 0
+    assert relay_trace.drops_between(f, 0, 3001, "tail") == 1
+    assert relay_trace.drops_between(f, 0, 3000, "link_loss") == 1
+    assert relay_trace.drops_between(f, 0, 2000, "link_loss") == 0
 
 
 # --- real runs ----------------------------------------------------------------
@@ -307,7 +316,7 @@ def test_tables_have_the_simulator_schemas(cubic_run: Run) -> None:
     assert r.tcp["t"].is_monotonic_increasing and (r.tcp["cwnd"] > 0).all()
     assert set(TCP_COLUMNS) <= set(r.tcp.columns)
     assert list(r.flows.columns) == FLOWS_COLUMNS and list(r.queues.columns) == QUEUES_COLUMNS
-    assert r.queues["drops"].sum() == r.summary["testbed"]["relay"]["a_to_b"]["drops"]
+    assert r.queues["drops"].sum() == r.summary["testbed"]["relay"]["a_to_b"]["drops_by_reason"]["tail"]
     scenario = lfnlab.Scenario.from_file(cubic_run.out / "scenario.toml", set={"sim.duration": "1s"})
     sim = lfnlab.run(scenario, out=cubic_run.out.parent / "sim")
     for name in ("flows", "queues", "tcp", "packets", "hosts", "busy", "objects"):
@@ -322,6 +331,38 @@ def test_nothing_is_left_after_a_run(cubic_run: Run) -> None:
     _assert_nothing_left(cubic_run.pid, cubic_run.children)
     summary = json.loads((cubic_run.out / "summary.json").read_text(encoding="utf-8"))
     assert all(ns.startswith(f"lfnlab-{cubic_run.pid}-") for ns in summary["testbed"]["namespaces"])
+
+
+LOSSY_P = 0.01
+
+
+@needs_testbed
+def test_the_relay_loses_data_frames_at_random_after_the_queue(tmp_path: Path) -> None:
+    """A 5-s run, 40 ms RTT, Bernoulli loss 1 % on the emulator's link to the receiver:
+    only data frames are lost (ACKs go the other way; the SYN and pure ACKs carry none),
+    at about p, and every loss is retransmitted, as every drop is."""
+    text = CUBIC.replace('duration = "15s"', 'duration = "5s"').replace(
+        'delay = "50ms"', f'delay = "20ms"\nloss = {{ kind = "bernoulli", p = {LOSSY_P} }}'
+    )
+    p = run_cli("testbed", "run", _scenario(tmp_path, text), "--out", tmp_path / "out", timeout=120)
+    assert p.returncode == 0, p.stderr
+    s = lfnlab.load_result(tmp_path / "out").summary
+    tb, relay = s["testbed"], s["testbed"]["relay"]["a_to_b"]
+    lost, data = relay["drops_by_reason"]["link_loss"], relay["frames_in"]
+    # Binomial(frames, p) within 5 standard deviations (frames_in includes a few pure ACKs
+    # and control frames: the bound is loose on that side).
+    sd = (data * LOSSY_P * (1 - LOSSY_P)) ** 0.5
+    assert abs(lost - data * LOSSY_P) <= 5 * sd + 1, (lost, data)
+    assert s["link_losses"] == [{"link": "wan->rcv", "dropped": lost, "bad_s": None, "transitions": []}]
+    assert s["queues"][0]["dropped"] == relay["drops_by_reason"]["tail"]
+    assert tb["relay"]["b_to_a"]["drops_by_reason"]["link_loss"] == 0
+    figures = f"tail {tb['bottleneck_drops_in_window']} + lost {tb['link_losses_in_window']}, retransmitted {s['flows'][0]['retransmitted_segments']}"
+    if not tb["valid"]:
+        others = [x for x in tb["problems"] if not x.startswith("invalid: host overloaded")]
+        assert not others, others  # a random loss is the path's, not the relay's own
+        pytest.skip(f"{tb['reason']}: not judged ({figures})")
+    lost_in_window = tb["bottleneck_drops_in_window"] + tb["link_losses_in_window"]
+    assert abs(lost_in_window - s["flows"][0]["retransmitted_segments"]) <= max(2, 0.02 * lost_in_window), figures
 
 
 @needs_testbed

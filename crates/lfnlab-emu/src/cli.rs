@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 
 use crate::config::{self, ConfigError, RelayConfig, RunLength};
+use crate::loss::LossConfig;
 use crate::shaper::ShaperConfig;
 
 const AFTER_HELP: &str = "\
@@ -44,6 +45,19 @@ pub struct Cli {
     /// Drop-tail limit B→A.
     #[arg(long = "limit-ba", value_name = "SIZE")]
     pub limit_ba: Option<String>,
+    /// Random loss A→B: probability per frame, applied after the queue and the
+    /// line (the simulator's `link.loss` on the link from the emulator to B).
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    pub loss: f64,
+    /// Random loss B→A.
+    #[arg(long = "loss-ba", value_name = "P", default_value_t = 0.0)]
+    pub loss_ba: f64,
+    /// Which frames the loss may drop: `data` (TCP segments with payload and UDP) or `all`.
+    #[arg(long = "loss-applies-to", value_name = "data|all", default_value = "data")]
+    pub loss_applies_to: String,
+    /// Seed of the loss models' random streams.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
     /// Stop after this long (default: run until SIGINT/SIGTERM).
     #[arg(long, value_name = "TIME")]
     pub duration: Option<String>,
@@ -107,6 +121,11 @@ impl Cli {
             Some(d) => RunLength::Duration { duration_ns: config::parse_time_ns("--duration", d)? },
             None => RunLength::UntilSignal,
         };
+        let data_only = match self.loss_applies_to.as_str() {
+            "data" => true,
+            "all" => false,
+            other => return Err(ConfigError::new("--loss-applies-to", format!("expected \"data\" or \"all\", got \"{other}\""))),
+        };
         check_parent("--stats", &self.stats)?;
         if let Some(t) = &self.trace {
             check_parent("--trace", t)?;
@@ -116,6 +135,9 @@ impl Cli {
             if_b: self.if_b.clone(),
             a_to_b,
             b_to_a,
+            loss_a_to_b: LossConfig { p: self.loss, data_only },
+            loss_b_to_a: LossConfig { p: self.loss_ba, data_only },
+            seed: self.seed,
             batch: self.batch,
             rt_priority: self.rt.then_some(self.rt_priority),
             mlock: self.mlock,
@@ -148,6 +170,9 @@ mod tests {
         assert_eq!(c.b_to_a, ShaperConfig { rate_bps: 10_000_000, ..c.a_to_b });
         assert_eq!(c.run_length, RunLength::Duration { duration_ns: 15_000_000_000 });
         assert_eq!((c.batch, c.rt_priority, c.spin_ns), (32, None, 50_000));
+        assert_eq!((c.loss_a_to_b, c.loss_b_to_a, c.seed), (LossConfig::NONE, LossConfig::NONE, 1));
+        let l = parse(&["--loss", "1e-3", "--loss-applies-to", "all", "--seed", "9"]).unwrap();
+        assert_eq!((l.loss_a_to_b, l.loss_b_to_a.p, l.seed), (LossConfig { p: 1e-3, data_only: false }, 0.0, 9));
     }
 
     #[test]
@@ -161,6 +186,9 @@ mod tests {
             (&["--duration", "0s"], "--duration"),
             (&["--stats", "/nonexistent-dir/x.json"], "--stats"),
             (&["--spin", "1s"], "--spin"),
+            (&["--loss", "1.5"], "--loss"),
+            (&["--loss-ba", "2"], "--loss-ba"),
+            (&["--loss-applies-to", "acks"], "--loss-applies-to"),
         ];
         for (extra, option) in cases {
             let e = parse(extra).expect_err(&format!("{extra:?} is refused"));

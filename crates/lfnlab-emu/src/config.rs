@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use lfnlab_core::scenario::units::{ByteSize, Rate, TimeSpan};
 
+use crate::loss::LossConfig;
 use crate::shaper::ShaperConfig;
 
 /// Picoseconds per nanosecond (the core's times are picoseconds).
@@ -55,6 +56,12 @@ pub struct RelayConfig {
     pub a_to_b: ShaperConfig,
     /// Shaping of frames from B to A.
     pub b_to_a: ShaperConfig,
+    /// Random loss of frames from A to B, after the queue and the line (`loss`).
+    pub loss_a_to_b: LossConfig,
+    /// Random loss of frames from B to A.
+    pub loss_b_to_a: LossConfig,
+    /// Seed of the loss models' random streams.
+    pub seed: u64,
     /// Frames per recvmmsg/sendmmsg call.
     pub batch: usize,
     /// SCHED_FIFO at this priority (1–99) when set.
@@ -116,6 +123,11 @@ impl RelayConfig {
                     crate::shaper::ShaperConfigError::Limit(_) => "--limit",
                 };
                 return Err(ConfigError::new(&format!("{option}{suffix}"), e.to_string()));
+            }
+        }
+        for (option, l) in [("--loss", &self.loss_a_to_b), ("--loss-ba", &self.loss_b_to_a)] {
+            if !(0.0..=1.0).contains(&l.p) {
+                return Err(ConfigError::new(option, format!("expected a probability from 0 to 1, got {}", l.p)));
             }
         }
         if self.batch == 0 || self.batch > MAX_BATCH {

@@ -7,6 +7,7 @@
 //! | File | Job |
 //! |---|---|
 //! | `shaper.rs` | the per-direction mechanism, sans-IO, integer ns |
+//! | `loss.rs` | random loss after the queue and the line, sans-IO |
 //! | `config.rs` | the typed, validated configuration |
 //! | `cli.rs`, `run.rs`, `main.rs` | the `lfnlab-emu` command line (`run::run_cli`, also behind `lfnlab emu`) |
 //! | `socket.rs` | AF_PACKET sockets, batched receive/send, kernel timestamps |
@@ -23,6 +24,7 @@
 pub mod cli;
 pub mod config;
 pub mod histogram;
+pub mod loss;
 pub mod pool;
 pub mod relay;
 pub mod run;

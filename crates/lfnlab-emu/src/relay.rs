@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 use std::io;
 
 use crate::config::{RelayConfig, RunLength};
+use crate::loss::FrameLoss;
 use crate::pool::Pool;
 use crate::shaper::{Shaper, ShaperConfig, Verdict, wire_bytes};
 use crate::spin::{self, SpinBudget};
@@ -54,6 +55,8 @@ struct Pending {
 struct Direction {
     name: &'static str,
     shaper: Shaper,
+    /// Random loss after the queue and the line.
+    loss: FrameLoss,
     pending: VecDeque<Pending>,
     stats: DirStats,
     rx: RxBatch,
@@ -100,11 +103,12 @@ impl Relay {
             need.min(DEFAULT_POOL_CAP_FRAMES)
         }) as usize;
         let pool = Pool::new(pool_frames, frame_bytes);
-        let new_dir = |name, shaper_cfg: ShaperConfig| -> io::Result<Direction> {
+        let new_dir = |name, shaper_cfg: ShaperConfig, loss_cfg| -> io::Result<Direction> {
             let shaper = Shaper::new(shaper_cfg).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
             Ok(Direction {
                 name,
                 shaper,
+                loss: FrameLoss::new(loss_cfg, cfg.seed, name),
                 pending: VecDeque::with_capacity(pool_frames),
                 stats: DirStats::default(),
                 rx: RxBatch::new(cfg.batch, frame_bytes),
@@ -112,7 +116,7 @@ impl Relay {
                 send_error_shown: false,
             })
         };
-        let dirs = [new_dir("a_to_b", cfg.a_to_b)?, new_dir("b_to_a", cfg.b_to_a)?];
+        let dirs = [new_dir("a_to_b", cfg.a_to_b, cfg.loss_a_to_b)?, new_dir("b_to_a", cfg.b_to_a, cfg.loss_b_to_a)?];
         let trace = cfg.trace_path.as_deref().map(Trace::create).transpose()?;
         // After every allocation, so that MCL_CURRENT covers the pool.
         let rt = SettingReport::from_result(cfg.rt_priority.is_some(), cfg.rt_priority.map(sys::set_sched_fifo));
@@ -157,6 +161,16 @@ impl Relay {
                 DropReason::Oversize
             } else if let Some(buf) = pool.alloc() {
                 match dir.shaper.offer(arrival_ns, m.len as u64) {
+                    Verdict::Deliver { start_ns, depart_ns } if dir.loss.drops(dir.rx.frame(i)) => {
+                        // It had its place in the queue and its time on the line (the
+                        // shaper counted both); lost on the way, it is not sent.
+                        pool.release(buf);
+                        dir.stats.on_drop(DropReason::LinkLoss, m.len as u64);
+                        if let Some(t) = trace.as_mut() {
+                            t.lost(dir.name, arrival_ns, start_ns, depart_ns, m.len);
+                        }
+                        continue;
+                    }
                     Verdict::Deliver { start_ns, depart_ns } => {
                         debug_assert!(dir.pending.back().is_none_or(|p| p.depart_ns <= depart_ns), "departures are non-decreasing");
                         dir.rx.swap_buf(i, pool.slot_mut(buf));

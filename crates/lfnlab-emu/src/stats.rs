@@ -26,6 +26,8 @@ pub enum DropReason {
     Pool,
     /// The kernel refused to send it.
     SendError,
+    /// Random loss after the queue and the line (`--loss`, `loss.rs`).
+    LinkLoss,
 }
 
 impl DropReason {
@@ -35,6 +37,7 @@ impl DropReason {
             DropReason::Oversize => "oversize",
             DropReason::Pool => "pool",
             DropReason::SendError => "send_error",
+            DropReason::LinkLoss => "link_loss",
         }
     }
 }
@@ -50,6 +53,7 @@ pub struct DirStats {
     pub drops_oversize: u64,
     pub drops_pool: u64,
     pub drops_send_error: u64,
+    pub drops_link_loss: u64,
     pub bytes_dropped: u64,
     /// Frames forwarded with a partial checksum (checksum offload on the sender).
     pub csum_not_ready: u64,
@@ -74,12 +78,13 @@ impl DirStats {
             DropReason::Oversize => self.drops_oversize += 1,
             DropReason::Pool => self.drops_pool += 1,
             DropReason::SendError => self.drops_send_error += 1,
+            DropReason::LinkLoss => self.drops_link_loss += 1,
         }
         self.bytes_dropped += bytes;
     }
 
     pub fn drops(&self) -> u64 {
-        self.drops_tail + self.drops_oversize + self.drops_pool + self.drops_send_error
+        self.drops_tail + self.drops_oversize + self.drops_pool + self.drops_send_error + self.drops_link_loss
     }
 
     /// Frames accepted by the shaper and not yet sent or dropped.
@@ -134,6 +139,7 @@ pub struct DropsReport {
     pub oversize: u64,
     pub pool: u64,
     pub send_error: u64,
+    pub link_loss: u64,
 }
 
 /// One direction in the JSON statistics.
@@ -172,7 +178,7 @@ impl DirReport {
             frames_delivered: s.frames_delivered,
             bytes_delivered: s.bytes_delivered,
             drops: s.drops(),
-            drops_by_reason: DropsReport { tail: s.drops_tail, oversize: s.drops_oversize, pool: s.drops_pool, send_error: s.drops_send_error },
+            drops_by_reason: DropsReport { tail: s.drops_tail, oversize: s.drops_oversize, pool: s.drops_pool, send_error: s.drops_send_error, link_loss: s.drops_link_loss },
             bytes_dropped: s.bytes_dropped,
             pending_at_stop: s.pending_at_stop,
             max_backlog_bytes,
@@ -263,10 +269,15 @@ mod tests {
         s.on_drop(DropReason::Pool, 1000);
         assert_eq!((s.drops(), s.in_flight()), (2, 1));
         s.check(1, 1000);
+        s.frames_in += 1;
+        s.bytes_in += 500;
+        s.on_drop(DropReason::LinkLoss, 500);
+        s.check(1, 1000);
         s.lateness.record(20_000);
         let r = DirReport::new(&ShaperConfig { rate_bps: 1, delay_ns: 0, limit_bytes: 64 }, &s, 0);
         let json = serde_json::to_value(&r).unwrap();
-        assert_eq!(json["drops"], 2);
+        assert_eq!(json["drops"], 3);
+        assert_eq!(json["drops_by_reason"]["link_loss"], 1);
         assert_eq!(json["drops_by_reason"]["tail"], 1);
         assert_eq!(json["lateness"]["p99_us"], 20.0);
     }

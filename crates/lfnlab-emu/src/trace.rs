@@ -1,7 +1,9 @@
 //! The optional per-frame CSV trace, through a buffered writer (formatting
 //! into its buffer does not allocate). Columns:
 //! `dir,arrival_ns,start_ns,depart_ns,sent_ns,len_bytes`; a dropped frame has
-//! empty start/depart and `drop:<reason>` in place of `sent_ns`. Times are
+//! empty start/depart and `drop:<reason>` in place of `sent_ns`, except a frame
+//! lost at random after the queue and the line (`drop:link_loss`), which keeps
+//! the start and departure it had. Times are
 //! CLOCK_REALTIME ns; `len_bytes` is the captured length (no FCS).
 //!
 //! The first write error stops the trace and is reported in the statistics.
@@ -44,6 +46,15 @@ impl Trace {
     pub fn dropped(&mut self, dir: &str, arrival_ns: u64, reason: DropReason, len: usize) {
         if let Some(w) = self.out.as_mut() {
             let r = writeln!(w, "{dir},{arrival_ns},,,drop:{},{len}", reason.name());
+            self.emit(r);
+        }
+    }
+
+    /// A frame that went through the queue and the line and was then lost (`loss.rs`).
+    #[inline]
+    pub fn lost(&mut self, dir: &str, arrival_ns: u64, start_ns: u64, depart_ns: u64, len: usize) {
+        if let Some(w) = self.out.as_mut() {
+            let r = writeln!(w, "{dir},{arrival_ns},{start_ns},{depart_ns},drop:{},{len}", DropReason::LinkLoss.name());
             self.emit(r);
         }
     }

@@ -69,14 +69,21 @@ class Relay:
         return stats
 
 
-def command(lab: Lab, plan: Plan, workdir: Path) -> list[str]:
+def command(lab: Lab, plan: Plan, workdir: Path, seed: int) -> list[str]:
+    """The relay's command line; ``seed`` seeds its loss model (the run's repetition)."""
     ab, ba = plan.a_to_b, plan.b_to_a
+    loss = (
+        ["--loss", repr(ab.loss_p), "--loss-applies-to", "data" if ab.loss_data_only else "all", "--seed", str(seed)]
+        if ab.loss_p > 0
+        else []
+    )
     return [
         *Lab.exec(lab.emu),
         sys.executable, "-m", "lfnlab.cli", "emu",
         "--if-a", IF_EMU_A, "--if-b", IF_EMU_B,
         "--rate", f"{ab.rate_bps}bps", "--delay", f"{ab.delay_ns}ns", "--limit", f"{ab.limit_bytes}B",
         "--rate-ba", f"{ba.rate_bps}bps", "--delay-ba", f"{ba.delay_ns}ns", "--limit-ba", f"{ba.limit_bytes}B",
+        *loss,
         "--rt",
         "--stats", str(workdir / "relay-stats.json"),
         "--trace", str(workdir / "relay-trace.csv"),
@@ -84,9 +91,9 @@ def command(lab: Lab, plan: Plan, workdir: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def start(lab: Lab, plan: Plan, workdir: Path, registry: Registry) -> Relay:
+def start(lab: Lab, plan: Plan, workdir: Path, registry: Registry, seed: int) -> Relay:
     """Starts the relay between ``ea`` (sender side) and ``eb`` and waits until it relays."""
-    cmd = command(lab, plan, workdir)
+    cmd = command(lab, plan, workdir, seed)
     out = open(workdir / "relay.out", "wb")
     registry.add_file(out)
     err = open(workdir / "relay.err", "wb")

@@ -3,7 +3,8 @@ origin of a run, the drops inside its measurement window, and the per-bin counte
 the simulator's monitors.
 
 Trace columns: ``dir,arrival_ns,start_ns,depart_ns,sent_ns,len_bytes`` (CLOCK_REALTIME
-ns; a dropped frame has no start and ``drop:<reason>`` as ``sent_ns``). Frame sizes
+ns; a dropped frame has no start and ``drop:<reason>`` as ``sent_ns``; a frame lost at
+random after the queue and the line keeps its start, with ``drop:link_loss``). Frame sizes
 are counted as the simulator counts them: L2 = max(captured + 4 (FCS), 64) bytes.
 The queue holds a frame from its arrival (if accepted) until its transmission starts,
 the relay's and the simulator's backlog definition.
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Frames", "read", "first_data_arrival_ns", "tail_drops_between", "egress_bins", "queue_bins", "n_bins"]
+__all__ = ["Frames", "read", "first_data_arrival_ns", "drops_between", "egress_bins", "queue_bins", "n_bins"]
 
 FCS_BYTES = 4
 MIN_L2_BYTES = 64
@@ -74,10 +75,11 @@ def first_data_arrival_ns(frames: Frames) -> int | None:
     return int(frames.arrival_ns[idx[0]]) if idx.size else None
 
 
-def tail_drops_between(frames: Frames, lo_ns: int, hi_ns: int) -> int:
-    """Drop-tail drops of frames that arrived in [lo_ns, hi_ns)."""
+def drops_between(frames: Frames, lo_ns: int, hi_ns: int, reason: str) -> int:
+    """Drops for ``reason`` (``tail``: the queue's; ``link_loss``: random loss after the
+    queue and the line) of frames that arrived in [lo_ns, hi_ns)."""
     a = frames.arrival_ns
-    return int(np.count_nonzero((frames.drop_reason == "tail") & (a >= lo_ns) & (a < hi_ns)))
+    return int(np.count_nonzero((frames.drop_reason == reason) & (a >= lo_ns) & (a < hi_ns)))
 
 
 def n_bins(t0_ns: int, end_ns: int, bin_ns: int) -> int:

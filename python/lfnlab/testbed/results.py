@@ -35,6 +35,9 @@ __all__ = ["Measured", "validity", "summary", "check_out_dir", "write_dir", "LAT
 LATENESS_P99_LIMIT_US = 200.0
 OVERLOADED = "invalid: host overloaded"
 MARKER = "summary.json"
+#: The relay's drops that belong to the emulated path (its queue, its random loss); any
+#: other reason means the relay itself lost the frame, and the run is not valid.
+_PATH_DROPS = ("tail", "link_loss")
 
 
 @dataclass
@@ -52,6 +55,8 @@ class Measured:
     #: Drop-tail drops toward the receiver in iperf3's window shifted one base RTT earlier.
     drops_in_window: int
     drop_window_ns: tuple[int, int]
+    #: Random losses toward the receiver (after the queue and the line) in the same window.
+    losses_in_window: int
     tcp_counters: dict[str, int]
     cc_in_use: Optional[str]
     samples: int
@@ -76,7 +81,7 @@ def validity(plan: Plan, m: Measured) -> tuple[bool, Optional[str], list[str]]:
     if p99 is not None and p99 > LATENESS_P99_LIMIT_US:
         problems.append((OVERLOADED, f"{OVERLOADED} (relay lateness p99 {p99:g} µs > {LATENESS_P99_LIMIT_US:g} µs)"))
     for d in ("a_to_b", "b_to_a"):
-        other = {k: v for k, v in m.relay[d]["drops_by_reason"].items() if k != "tail" and v}
+        other = {k: v for k, v in m.relay[d]["drops_by_reason"].items() if k not in _PATH_DROPS and v}
         if other:
             problems.append(("invalid: relay lost frames", f"invalid: the relay lost frames {d} outside its queue: {other}"))
         if m.relay[d]["csum_not_ready"]:
@@ -90,11 +95,14 @@ def validity(plan: Plan, m: Measured) -> tuple[bool, Optional[str], list[str]]:
 
 
 def _queue(name: str, d: dict[str, Any]) -> dict[str, Any]:
-    by_cause = {k: v for k, v in d["drops_by_reason"].items() if v}
+    """The emulator's queue of one direction as the simulator reports it: a frame lost at
+    random after it was enqueued counts as enqueued, and among the link's losses."""
+    by_cause = {k: v for k, v in d["drops_by_reason"].items() if v and k != "link_loss"}
+    dropped = d["drops"] - d["drops_by_reason"].get("link_loss", 0)
     return {
         "name": name,
-        "enqueued": d["frames_in"] - d["drops"],
-        "dropped": d["drops"],
+        "enqueued": d["frames_in"] - dropped,
+        "dropped": dropped,
         "drops_by_cause": by_cause,
         "max_bytes": d["max_backlog_bytes"],
     }
@@ -149,6 +157,8 @@ def summary(plan: Plan, m: Measured) -> dict[str, Any]:
         "bottleneck_drops_in_window": m.drops_in_window,
         "drop_window_s": [s(m.drop_window_ns[0]), s(m.drop_window_ns[1])],
         "bottleneck_drops_total": m.relay["a_to_b"]["drops_by_reason"]["tail"],
+        "link_losses_in_window": m.losses_in_window,
+        "link_loss_p": plan.a_to_b.loss_p,
         "lateness_p99_us": _p99(m.relay),
         "lateness_p99_limit_us": LATENESS_P99_LIMIT_US,
         # The per-frame trace is read into the tables and not kept.
@@ -182,7 +192,11 @@ def summary(plan: Plan, m: Measured) -> dict[str, Any]:
         "hosts": [],
         "nics": [],
         "host_nics": [],
-        "link_losses": [],
+        "link_losses": [
+            {"link": plan.a_to_b.queue, "dropped": m.relay["a_to_b"]["drops_by_reason"].get("link_loss", 0), "bad_s": None, "transitions": []}
+        ]
+        if plan.a_to_b.loss_p > 0
+        else [],
         "reordered_frames": 0,
         "host_cpus": [],
         "pause_ports": [],

@@ -54,7 +54,7 @@ def _measure(
     lab = lab_mod.build(plan, registry)
     ab = plan.a_to_b
     say(f"lab {lab.prefix}-{{snd,emu,rcv}}: {ab.rate_bps / 1e6:g} Mbit/s, RTT {plan.base_rtt_ns / 1e6:g} ms, {ab.limit_bytes} B queue")
-    relay = relay_mod.start(lab, plan, workdir, registry)
+    relay = relay_mod.start(lab, plan, workdir, registry, seed=plan.seed + repetition - 1)
     server = iperf.start_server(lab, workdir, registry)
     sampler = Sampler(lab.snd, iperf.DATA_PORT)
     sampler.start()
@@ -95,7 +95,8 @@ def _measure(
         t0_ns=first - rtt,
         data_start_ns=first,
         window_end_ns=window_end,
-        drops_in_window=relay_trace.tail_drops_between(frames["a_to_b"], *drop_window),
+        drops_in_window=relay_trace.drops_between(frames["a_to_b"], *drop_window, "tail"),
+        losses_in_window=relay_trace.drops_between(frames["a_to_b"], *drop_window, "link_loss"),
         drop_window_ns=drop_window,
         tcp_counters=counters,
         cc_in_use=ccs.most_common(1)[0][0] if ccs else None,

@@ -3,7 +3,8 @@
 Supported (docs/testbed.md): two hosts and one emulator node between them, one link
 from each host to the emulator, one ``tcp_bulk`` flow from one host to the other with
 ``cc`` reno, newreno, cubic or bbr and ``pacing`` internal or off, its socket buffers,
-and monitors at the emulator's egress. Everything else must stay at its default: the
+Bernoulli loss on the link from the emulator to the receiver, and monitors at the
+emulator's egress. Everything else must stay at its default: the
 check resolves a scenario holding only the supported keys and refuses the first key
 path where the given scenario differs, so no setting is silently ignored.
 """
@@ -32,7 +33,8 @@ _PACING = ("internal", "off")
 _SUPPORTED = (
     "the testbed runs two hosts and one emulator node between them, one link from each host "
     "to the emulator, one tcp_bulk flow (cc reno, newreno, cubic or bbr; pacing internal or off; "
-    "sndbuf, rcvbuf) and monitors at the emulator's egress; see docs/testbed.md"
+    "sndbuf, rcvbuf), Bernoulli loss on the link from the emulator to the receiver, and monitors at the "
+    "emulator's egress; see docs/testbed.md"
 )
 
 
@@ -48,6 +50,11 @@ class Direction:
     limit_bytes: int
     #: The emulator egress queue's name in the simulator's results, e.g. ``"wan->rcv"``.
     queue: str
+    #: Bernoulli loss per frame after the queue and the line (the simulator's
+    #: ``link.loss`` on the link from the emulator toward this direction's host).
+    loss_p: float = 0.0
+    #: The loss may drop only frames carrying data (``applies_to = "data"``).
+    loss_data_only: bool = True
 
 
 @dataclass(frozen=True)
@@ -181,6 +188,33 @@ def _limit(c: _Checker, key: str, queue: Optional[dict[str, Any]], required: boo
     return limit
 
 
+def _loss(c: _Checker, links: list[dict[str, Any]], emulator: str, receiver: str, duration_ns: int) -> tuple[float, bool]:
+    """(p, data only) of the one loss the relay reproduces: ``bernoulli`` on the link
+    declared from the emulator to the receiver, for the whole run. The simulator applies
+    a link's loss to frames arriving at its ``to`` end, after the emulator's queue and
+    line; the relay loses them at the same place (crates/lfnlab-emu/src/loss.rs)."""
+    found = (0.0, True)
+    for i, link in enumerate(links):
+        loss = link.get("loss")
+        if loss is None:
+            continue
+        key = f"link[{i}].loss"
+        if (link["from"], link["to"]) != (emulator, receiver):
+            raise c.fail(
+                key,
+                f'expected random loss only on a link declared from the emulator "{emulator}" to the receiver '
+                f'"{receiver}" (the data after the bottleneck), got a loss on {link["from"]} -> {link["to"]}',
+            )
+        if loss.get("kind") != "bernoulli":
+            raise c.fail(f"{key}.kind", f'expected "bernoulli" (the relay has no Gilbert–Elliott model), got "{loss.get("kind")}"')
+        if time_ns(loss.get("start", "0s")) != 0:
+            raise c.fail(f"{key}.start", f'expected "0s": the relay loses frames for the whole run, got "{loss["start"]}"')
+        if "stop" in loss and time_ns(loss["stop"]) < duration_ns:
+            raise c.fail(f"{key}.stop", f'expected the end of the run: the relay loses frames for the whole run, got "{loss["stop"]}"')
+        found = (float(loss["p"]), loss.get("applies_to", "data") == "data")
+    return found
+
+
 def _monitors(c: _Checker, emulator: str, sender: str, receiver: str) -> tuple[Monitor, ...]:
     out = []
     for i, m in enumerate(c.d.get("monitor", [])):
@@ -199,13 +233,16 @@ def _monitors(c: _Checker, emulator: str, sender: str, receiver: str) -> tuple[M
 def _canonical(d: dict[str, Any]) -> dict[str, Any]:
     """The scenario with only the keys the testbed reproduces; the rest at its defaults."""
     f = d["flow"][0]
-    link_keys = ("from", "to", "rate", "reverse_rate", "delay", "queue", "reverse_queue")
+    link_keys = ("from", "to", "rate", "reverse_rate", "delay", "queue", "reverse_queue", "loss")
     flow_keys = ("name", "kind", "from", "to", "start", "cc", "sndbuf", "rcvbuf", "pacing")
+    # The kernel autotunes up to sndbuf/rcvbuf (tcp_wmem[2]/tcp_rmem[2]): unlocked buffers
+    # are what the testbed runs, so saying so is accepted.
+    unlocked = {k: False for k in ("sndbuf_lock", "rcvbuf_lock") if f.get("tcp", {}).get(k) is False}
     return {
         "sim": d["sim"],
         "node": [{"name": n["name"], "kind": n["kind"]} for n in d["node"]],
         "link": [{k: l[k] for k in link_keys if k in l} for l in d["link"]],
-        "flow": [{k: f[k] for k in flow_keys if k in f}],
+        "flow": [{**{k: f[k] for k in flow_keys if k in f}, **({"tcp": unlocked} if unlocked else {})}],
         "monitor": d.get("monitor", []),
     }
 
@@ -264,7 +301,10 @@ def check(scenario: Scenario) -> Plan:
             f"expected the sender's link to be at least as fast as the emulator's egress toward the receiver "
             f"({r_down} bit/s): the testbed shapes only in the emulator, got {s_up} bit/s",
         )
-    a_to_b = Direction(r_down, s_delay + r_delay, _limit(c, r_key, r_queue, True), f"{emulator}->{receiver}")
+    loss_p, loss_data_only = _loss(c, links, emulator, receiver, duration_ns)
+    a_to_b = Direction(
+        r_down, s_delay + r_delay, _limit(c, r_key, r_queue, True), f"{emulator}->{receiver}", loss_p, loss_data_only
+    )
     b_to_a = Direction(min(r_up, s_down), s_delay + r_delay, _limit(c, s_key, s_queue, False), f"{emulator}->{sender}")
     pacing = f["pacing"]
     return Plan(
