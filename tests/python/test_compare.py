@@ -44,14 +44,14 @@ def test_relative_difference() -> None:
 
 def _rows(sim: list[float], ker: list[float], valid: list[bool]) -> pd.DataFrame:
     rows = [
-        {"side": "simulator", "status": "done", "goodput_bps": g, "drops": 10, "retransmitted": 10, "valid": True}
+        {"side": "simulator", "status": "done", "goodput_bps": g, "drops": 10, "losses": 3, "retransmitted": 13, "valid": True}
         for g in sim
     ]
     rows += [
-        {"side": "kernel", "status": "done", "goodput_bps": g, "drops": 20, "retransmitted": 21, "valid": v}
+        {"side": "kernel", "status": "done", "goodput_bps": g, "drops": 20, "losses": 3, "retransmitted": 24, "valid": v}
         for g, v in zip(ker, valid)
     ]
-    rows.append({"side": "kernel", "status": "failed: x", "goodput_bps": math.nan, "drops": -1, "retransmitted": -1, "valid": False})
+    rows.append({"side": "kernel", "status": "failed: x", "goodput_bps": math.nan, "drops": -1, "losses": -1, "retransmitted": -1, "valid": False})
     return pd.DataFrame(rows)
 
 
@@ -63,6 +63,7 @@ def test_the_band_flags_what_lies_outside_it() -> None:
     assert g["difference"] == pytest.approx(80 / 90 - 1)
     assert not g["outside_band"]  # −11 %
     assert s.loc["bottleneck drops", "outside_band"]  # 10 against 20: −50 %
+    assert s.loc["random losses", "difference"] == 0 and not s.loc["random losses", "outside_band"]
     s = cell_summary(_rows([80e6], [100e6], [False]), 0.15).set_index("metric")
     assert s.loc["goodput", "outside_band"]  # −20 %
     assert math.isnan(s.loc["goodput", "kernel_valid_median"])  # no valid run
@@ -112,16 +113,18 @@ def test_real_m1_runs_the_kernel_side_after_the_simulator_and_before_the_analysi
     import dataclasses
 
     import lfnlab
+    import lfnlab.compare.runs
     import lfnlab.testbed.lab
     from lfnlab.compare.runs import KernelOutcome
     from lfnlab.reproduce.real_testbed import m1_matrix as m
+    from lfnlab.reproduce.real_testbed import matrix
 
     events: list[str] = []
     monkeypatch.setattr(lfnlab.testbed.lab, "check_host", lambda: events.append("check_host"))
 
     def kernel(jobs: list, workers: int, say: object) -> list:
         events.append("kernel " + " ".join(j.label for j in jobs))
-        assert workers == m.TESTBED_LABS
+        assert workers == matrix.TESTBED_LABS
         assert all((tmp_path / "runs" / f"{j.label.replace('kernel', 'sim')}" / "summary.json").is_file() for j in jobs)
         outcomes = []
         for j in jobs:
@@ -131,7 +134,7 @@ def test_real_m1_runs_the_kernel_side_after_the_simulator_and_before_the_analysi
             outcomes.append(KernelOutcome(j, dataclasses.replace(r, summary={**r.summary, "testbed": verdict}), None))
         return outcomes
 
-    monkeypatch.setattr(m, "run_kernel", kernel)
+    monkeypatch.setattr(lfnlab.compare.runs, "run_kernel", kernel)
     outcome = m.EXPERIMENT.run(True, 2, tmp_path)
     # check_host before any run; kernel jobs interleaved across the cells (repetition 1 of each).
     assert events == ["check_host", "kernel b128k-cubic-off-kernel-r1 b128k-cubic-internal-kernel-r1"]
@@ -168,7 +171,7 @@ def test_a_comparison_is_written_side_by_side(tmp_path: Path) -> None:
     for label in runs["run"]:
         assert json.loads((out / "runs" / label / "summary.json").read_text())["flows"][0]["goodput_bps"] > 0
     summary = pd.read_csv(out / "summary.csv")
-    assert list(summary["metric"]) == ["goodput", "bottleneck drops", "retransmitted segments"]
+    assert list(summary["metric"]) == ["goodput", "bottleneck drops", "random losses", "retransmitted segments"]
     report = (out / "report.md").read_text()
     assert "| goodput (Mbit/s) |" in report and "![cwnd](cwnd.png)" in report
     # A second comparison replaces the first; a foreign directory is refused.

@@ -13,17 +13,19 @@ from ..reproduce.report import markdown_table
 if TYPE_CHECKING:
     from .compare import Comparison
 
-__all__ = ["REPORT", "write", "MEASURED", "percent"]
+__all__ = ["REPORT", "write", "MEASURED", "KNOWN_CAUSES", "percent"]
 
 REPORT = "report.md"
 
-#: How the compared figures are measured (shared with the real.M1 report).
+#: How the compared figures are measured (shared with the real.M1 and real.M2 reports).
 MEASURED = [
     "**Goodput**: the simulator's flow goodput (bytes delivered to the receiving application over the run); the "
     "kernel's is iperf3's receiver figure (bytes received over its measurement time, which starts at the first data "
     "segment; the simulator's run also contains the handshake, one base RTT).",
     "**Bottleneck drops**: drop-tail drops at the emulator's queue toward the receiver. The kernel's count is the "
     "relay's, inside iperf3's window shifted one base RTT earlier (a drop is retransmitted about one RTT later).",
+    "**Random losses**: frames the path's Bernoulli loss dropped after the bottleneck queue (the simulator's "
+    "`link.loss`, the relay's `--loss`), counted the same way; 0 on a path without random loss.",
     "**Retransmitted segments**: TCP's own count (the simulator's flow; iperf3's `retransmits`, the kernel's "
     "`tcpi_total_retrans`).",
     "**Validity**: a testbed run is `invalid: host overloaded` when the relay's lateness p99 exceeds 200 µs (it "
@@ -33,6 +35,16 @@ MEASURED = [
     "tolerance. Nothing in the simulator is fitted to the kernel's figures: a difference is a finding (docs/compare.md "
     "lists the known causes).",
 ]
+
+
+#: Known causes of a difference between the two sides (docs/compare.md), for the matrix reports.
+KNOWN_CAUSES = (
+    "Known causes of a difference (docs/compare.md): the host itself when its runs are marked invalid (late relay "
+    "departures add delay spikes and extra losses); ACK compression by the relay's batches; HyStart's delay samples "
+    "and ACK trains, both sensitive to the host's timing; the pacing rate ratio·max(cwnd, packets_out)/srtt, computed "
+    "from each side's own srtt; features of the running kernel the linux-modern profile does not model (its version is "
+    "in each kernel run's summary.json). TSO autosizing plays no part (offloads are off)."
+)
 
 
 def percent(x: float) -> str:

@@ -196,6 +196,8 @@ def figures_row(result: Result, plan: Plan, side: str, repetition: int, label: s
       figure (bytes over its 15-s-style measurement window from the first data frame).
     - ``drops``: drop-tail drops at the emulator's queue toward the receiver; the kernel's
       counts those inside iperf3's window shifted one base RTT earlier (docs/testbed.md).
+    - ``losses``: random losses after that queue (the link's Bernoulli loss), counted the
+      same way.
     - ``retransmitted``, ``timeouts``: TCP's own counts (the kernel's: iperf3, TcpExt).
     - ``valid``, ``reason``, ``lateness_p99_us``: the testbed's verdict on the host; the
       simulator's runs are always valid.
@@ -215,6 +217,7 @@ def figures_row(result: Result, plan: Plan, side: str, repetition: int, label: s
         tb = s["testbed"]
         row.update(
             drops=int(tb["bottleneck_drops_in_window"]),
+            losses=int(tb.get("link_losses_in_window", 0)),
             valid=bool(tb["valid"]),
             reason=str(tb.get("reason") or ""),
             lateness_p99_us=float(tb["lateness_p99_us"]) if tb.get("lateness_p99_us") is not None else math.nan,
@@ -222,6 +225,7 @@ def figures_row(result: Result, plan: Plan, side: str, repetition: int, label: s
     else:
         row.update(
             drops=_queue_drops(s, f"{plan.emulator}->{plan.receiver}"),
+            losses=sum(int(l["dropped"]) for l in s.get("link_losses", []) if l["link"] == plan.a_to_b.queue),
             valid=True,
             reason="",
             lateness_p99_us=math.nan,
@@ -240,6 +244,7 @@ def failed_row(side: str, repetition: int, label: str, error: str) -> dict[str, 
         "retransmitted": -1,
         "timeouts": -1,
         "drops": -1,
+        "losses": -1,
         "valid": False,
         "reason": "failed",
         "lateness_p99_us": math.nan,

@@ -25,6 +25,7 @@ __all__ = ["METRICS", "DEFAULT_TOLERANCE", "relative_difference", "cell_summary"
 METRICS = (
     ("goodput_bps", "goodput", "bit/s"),
     ("drops", "bottleneck drops", "frames"),
+    ("losses", "random losses", "frames"),
     ("retransmitted", "retransmitted segments", "segments"),
 )
 #: The tolerance band of the issue (± 15 % goodput), used for every metric (CHOICE).
@@ -91,6 +92,8 @@ def matrix_row(rows: pd.DataFrame, tolerance: float = DEFAULT_TOLERANCE) -> dict
         "outside_band": bool(g["outside_band"]),
         "sim_drops": summary.loc["bottleneck drops", "simulator_median"],
         "kernel_drops": summary.loc["bottleneck drops", "kernel_median"],
+        "sim_losses": summary.loc["random losses", "simulator_median"],
+        "kernel_losses": summary.loc["random losses", "kernel_median"],
         "sim_retransmitted": summary.loc["retransmitted segments", "simulator_median"],
         "kernel_retransmitted": summary.loc["retransmitted segments", "kernel_median"],
         "kernel_runs": int(len(ker)),

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ..engine import Experiment
 from .m1_matrix import EXPERIMENT as M1
+from .m2_matrix import EXPERIMENT as M2
 
 __all__ = ["EXPERIMENTS"]
 
-EXPERIMENTS: list[Experiment] = [M1]
+EXPERIMENTS: list[Experiment] = [M1, M2]
