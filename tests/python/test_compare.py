@@ -103,6 +103,11 @@ def test_real_m1_is_catalogued_with_its_matrix() -> None:
     }
     c = cells[0]
     assert c.plan.a_to_b.rate_bps == 100_000_000 and c.plan.base_rtt_ns == 100_000_000 and c.plan.duration_s == 15
+    # The kernel autotunes up to sndbuf/rcvbuf (tcp_wmem/tcp_rmem maxima): the simulator's twin runs them unlocked.
+    for sim in c.sim_scenarios().values():
+        flow = sim.to_dict()["flow"][0]
+        assert (flow["sndbuf"], flow["tcp"]["sndbuf_lock"], flow["tcp"]["rcvbuf_lock"]) == ("32MiB", False, False)
+    assert c.scenario.to_dict()["flow"][0]["tcp"]["rcvbuf_lock"] is True  # the testbed's side: as given
 
 
 @pytest.mark.engine

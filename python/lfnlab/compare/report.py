@@ -43,7 +43,9 @@ KNOWN_CAUSES = (
     "departures add delay spikes and extra losses); ACK compression by the relay's batches; HyStart's delay samples "
     "and ACK trains, both sensitive to the host's timing; the pacing rate ratio·max(cwnd, packets_out)/srtt, computed "
     "from each side's own srtt; features of the running kernel the linux-modern profile does not model (its version is "
-    "in each kernel run's summary.json). TSO autosizing plays no part (offloads are off)."
+    "in each kernel run's summary.json). TSO autosizing plays no part (offloads are off). The simulator's twin of each "
+    "cell runs the testbed's socket buffers unlocked, autotuned up to sndbuf/rcvbuf as the kernel's tcp_wmem/tcp_rmem "
+    "maxima (compare/runs.py UNLOCKED_BUFFERS)."
 )
 
 

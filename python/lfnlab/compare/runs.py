@@ -38,11 +38,20 @@ SIMULATOR = "simulator"
 KERNEL = "kernel"
 
 
+#: The simulator's twin of the testbed's socket buffers: the testbed sets ``sndbuf`` and
+#: ``rcvbuf`` as the maxima of tcp_wmem/tcp_rmem and lets the kernel autotune up to them
+#: (iperf3 sets no SO_SNDBUF/SO_RCVBUF, testbed/lab.py ``host_sysctls``), so the simulator
+#: runs them unlocked: they start at the profile's ``wmem_default``/``rmem_default``
+#: (16 KiB / 128 KiB, the kernel's tcp_wmem[1]/tcp_rmem[1]) and grow (issue 38).
+UNLOCKED_BUFFERS = {"flow[0].tcp.sndbuf_lock": False, "flow[0].tcp.rcvbuf_lock": False}
+
+
 def simulator_scenario(scenario: Scenario, plan: Plan, repetition: int) -> Scenario:
-    """The simulator's run ``repetition`` (1-based): the scenario with seed + repetition − 1.
-    The testbed accepts only the default profile, ``linux-modern``, so the simulator runs
+    """The simulator's run ``repetition`` (1-based): the scenario with seed + repetition − 1
+    and its socket buffers autotuned as the testbed's (:data:`UNLOCKED_BUFFERS`). The
+    testbed accepts only the default profile, ``linux-modern``, so the simulator runs
     the same TCP profile the scenario names."""
-    return scenario.with_set({"sim.seed": plan.seed + repetition - 1})
+    return scenario.with_set({"sim.seed": plan.seed + repetition - 1, **UNLOCKED_BUFFERS})
 
 
 @dataclass(frozen=True)
