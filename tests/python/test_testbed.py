@@ -142,6 +142,18 @@ def test_bad_arguments_exit_2(tmp_path: Path) -> None:
 # --- the parsers, on fixed inputs ---------------------------------------------
 
 
+def test_cpu_shares_come_from_proc_stat_differences() -> None:
+    from lfnlab.testbed.lab import cpu_share, cpu_times
+
+    now = cpu_times()
+    assert set(now) >= {"user", "system", "idle", "steal"}, now  # Linux's /proc/stat
+    before = {"user": 100, "nice": 0, "system": 50, "idle": 1000, "iowait": 0, "irq": 0, "softirq": 5, "steal": 10}
+    after = {**before, "user": 160, "idle": 1020, "steal": 30}  # 60 + 20 + 20 ticks
+    share = cpu_share(before, after)
+    assert share["user"] == pytest.approx(0.6) and share["steal"] == pytest.approx(0.2) and share["system"] == 0
+    assert cpu_share(before, before) == {} and cpu_share({}, after) == {}
+
+
 def test_ss_information_line_parses() -> None:
     line = (
         "\t cubic wscale:10,10 rto:308 rtt:105.759/0.018 mss:1448 cwnd:748 ssthresh:747 bytes_sent:9632133 "

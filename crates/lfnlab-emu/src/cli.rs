@@ -58,6 +58,14 @@ pub struct Cli {
     /// Seed of the loss models' random streams.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
+    /// Name of the A→B loss stream under --seed; the simulator's name of a link's
+    /// loss stream (`link[1].loss`) with its seed makes the relay lose the same
+    /// data frames, by count, as the simulator.
+    #[arg(long = "loss-stream", value_name = "NAME", default_value = "relay.a_to_b.loss")]
+    pub loss_stream: String,
+    /// Name of the B→A loss stream.
+    #[arg(long = "loss-stream-ba", value_name = "NAME", default_value = "relay.b_to_a.loss")]
+    pub loss_stream_ba: String,
     /// Stop after this long (default: run until SIGINT/SIGTERM).
     #[arg(long, value_name = "TIME")]
     pub duration: Option<String>,
@@ -138,6 +146,7 @@ impl Cli {
             loss_a_to_b: LossConfig { p: self.loss, data_only },
             loss_b_to_a: LossConfig { p: self.loss_ba, data_only },
             seed: self.seed,
+            loss_streams: [self.loss_stream.clone(), self.loss_stream_ba.clone()],
             batch: self.batch,
             rt_priority: self.rt.then_some(self.rt_priority),
             mlock: self.mlock,

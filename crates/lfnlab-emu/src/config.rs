@@ -62,6 +62,8 @@ pub struct RelayConfig {
     pub loss_b_to_a: LossConfig,
     /// Seed of the loss models' random streams.
     pub seed: u64,
+    /// Names of the two directions' loss streams (`Stream::derive(seed, name)`).
+    pub loss_streams: [String; 2],
     /// Frames per recvmmsg/sendmmsg call.
     pub batch: usize,
     /// SCHED_FIFO at this priority (1–99) when set.

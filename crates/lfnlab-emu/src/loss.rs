@@ -42,10 +42,13 @@ pub struct FrameLoss {
 }
 
 impl FrameLoss {
-    /// The model of direction `name` (`"a_to_b"`, `"b_to_a"`) under `seed`:
-    /// each direction draws from its own stream.
-    pub fn new(cfg: LossConfig, seed: u64, name: &str) -> FrameLoss {
-        FrameLoss { cfg, rng: Stream::derive(seed, &format!("relay.{name}.loss")) }
+    /// The model drawing from the stream `stream` under `seed`
+    /// (`lfnlab_core::engine::rng::Stream::derive`). Given the simulator's
+    /// seed and its name for the link's loss stream (`link[1].loss`), the
+    /// relay draws the simulator's sequence: the n-th data frame after the
+    /// queue is lost on both sides or on neither (common random numbers).
+    pub fn new(cfg: LossConfig, seed: u64, stream: &str) -> FrameLoss {
+        FrameLoss { cfg, rng: Stream::derive(seed, stream) }
     }
 
     /// Is this frame (Ethernet, from the destination address, no FCS) lost?
@@ -102,11 +105,11 @@ mod tests {
     #[test]
     fn data_only_never_loses_an_ack_nor_draws_for_it() {
         let cfg = LossConfig { p: 1.0, data_only: true };
-        let mut a = FrameLoss::new(cfg, 7, "a_to_b");
+        let mut a = FrameLoss::new(cfg, 7, "x");
         let ack = tcp_frame(&[]);
         assert!((0..100).all(|_| !a.drops(&ack)));
         assert!(a.drops(&tcp_frame(&[1; 10])));
-        let mut all = FrameLoss::new(LossConfig { p: 1.0, data_only: false }, 7, "a_to_b");
+        let mut all = FrameLoss::new(LossConfig { p: 1.0, data_only: false }, 7, "x");
         assert!(all.drops(&ack));
     }
 
@@ -114,7 +117,7 @@ mod tests {
     fn the_loss_rate_is_p_and_the_stream_is_reproducible() {
         let data = tcp_frame(&[0u8; 1448]);
         let run = |seed| {
-            let mut l = FrameLoss::new(LossConfig { p: 1e-2, data_only: true }, seed, "a_to_b");
+            let mut l = FrameLoss::new(LossConfig { p: 1e-2, data_only: true }, seed, "link[1].loss");
             (0..200_000).map(|_| l.drops(&data)).collect::<Vec<bool>>()
         };
         let a = run(1);
@@ -123,7 +126,10 @@ mod tests {
         let lost = a.iter().filter(|x| **x).count() as f64;
         // Binomial(200 000, 0.01): mean 2000, sd 44.5; ± 5 sd.
         assert!((lost - 2000.0).abs() < 225.0, "{lost}");
-        let mut none = FrameLoss::new(LossConfig::NONE, 1, "a_to_b");
+        let mut none = FrameLoss::new(LossConfig::NONE, 1, "x");
         assert!(!none.drops(&data));
+        // The simulator's stream of that name draws the same sequence.
+        let mut sim = Stream::derive(1, "link[1].loss");
+        assert!(a.iter().all(|lost| *lost == sim.bernoulli(1e-2)));
     }
 }

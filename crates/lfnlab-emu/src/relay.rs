@@ -103,12 +103,12 @@ impl Relay {
             need.min(DEFAULT_POOL_CAP_FRAMES)
         }) as usize;
         let pool = Pool::new(pool_frames, frame_bytes);
-        let new_dir = |name, shaper_cfg: ShaperConfig, loss_cfg| -> io::Result<Direction> {
+        let new_dir = |name, shaper_cfg: ShaperConfig, loss_cfg, stream: &str| -> io::Result<Direction> {
             let shaper = Shaper::new(shaper_cfg).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{name}: {e}")))?;
             Ok(Direction {
                 name,
                 shaper,
-                loss: FrameLoss::new(loss_cfg, cfg.seed, name),
+                loss: FrameLoss::new(loss_cfg, cfg.seed, stream),
                 pending: VecDeque::with_capacity(pool_frames),
                 stats: DirStats::default(),
                 rx: RxBatch::new(cfg.batch, frame_bytes),
@@ -116,7 +116,10 @@ impl Relay {
                 send_error_shown: false,
             })
         };
-        let dirs = [new_dir("a_to_b", cfg.a_to_b, cfg.loss_a_to_b)?, new_dir("b_to_a", cfg.b_to_a, cfg.loss_b_to_a)?];
+        let dirs = [
+            new_dir("a_to_b", cfg.a_to_b, cfg.loss_a_to_b, &cfg.loss_streams[0])?,
+            new_dir("b_to_a", cfg.b_to_a, cfg.loss_b_to_a, &cfg.loss_streams[1])?,
+        ];
         let trace = cfg.trace_path.as_deref().map(Trace::create).transpose()?;
         // After every allocation, so that MCL_CURRENT covers the pool.
         let rt = SettingReport::from_result(cfg.rt_priority.is_some(), cfg.rt_priority.map(sys::set_sched_fifo));

@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 from ..errors import LfnlabError, SimulationError
@@ -165,6 +166,31 @@ def build(plan: Plan, registry: Registry) -> Lab:
             if read_sysctl(ns, key) != value:
                 raise SimulationError(f"setting up the lab: {key} in {ns} reads {read_sysctl(ns, key)!r}, not {value!r}")
     return lab
+
+
+#: The columns of a ``cpu`` line of /proc/stat (proc(5)), in USER_HZ ticks.
+_CPU_COLUMNS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def cpu_times() -> dict[str, int]:
+    """The machine's CPU time so far by category (the ``cpu`` line of /proc/stat), ticks;
+    empty where /proc/stat cannot be read."""
+    try:
+        first = Path("/proc/stat").read_text(encoding="ascii").splitlines()[0].split()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return {}
+    if first[:1] != ["cpu"]:
+        return {}
+    return {name: int(v) for name, v in zip(_CPU_COLUMNS, first[1:])}
+
+
+def cpu_share(before: dict[str, int], after: dict[str, int]) -> dict[str, float]:
+    """Each category's share of the CPU time between two :func:`cpu_times` readings. On a
+    virtual machine ``steal`` is the time its virtual CPUs wanted to run and the
+    hypervisor ran something else: a relay whose CPU is stolen departs late."""
+    delta = {k: after[k] - before[k] for k in _CPU_COLUMNS if k in before and k in after}
+    total = sum(delta.values())
+    return {k: v / total for k, v in delta.items()} if total > 0 else {}
 
 
 def tcp_counters(namespace: str) -> dict[str, int]:

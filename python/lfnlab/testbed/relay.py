@@ -70,13 +70,18 @@ class Relay:
 
 
 def command(lab: Lab, plan: Plan, workdir: Path, seed: int) -> list[str]:
-    """The relay's command line; ``seed`` seeds its loss model (the run's repetition)."""
+    """The relay's command line; its loss model draws the simulator's stream of that
+    link (``--loss-stream``) under ``seed`` (the scenario's seed + repetition − 1, the
+    simulator's seed for the same repetition of a comparison)."""
     ab, ba = plan.a_to_b, plan.b_to_a
     loss = (
-        ["--loss", repr(ab.loss_p), "--loss-applies-to", "data" if ab.loss_data_only else "all", "--seed", str(seed)]
+        [
+            "--loss", repr(ab.loss_p), "--loss-applies-to", "data" if ab.loss_data_only else "all",
+            "--seed", str(seed), "--loss-stream", ab.loss_stream,
+        ]
         if ab.loss_p > 0
         else []
-    )
+    )  # fmt: skip
     return [
         *Lab.exec(lab.emu),
         sys.executable, "-m", "lfnlab.cli", "emu",

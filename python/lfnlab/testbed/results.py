@@ -65,6 +65,8 @@ class Measured:
     namespaces: tuple[str, ...]
     commands: dict[str, list[str]]
     server: dict[str, Any] = field(default_factory=dict)
+    #: The machine's CPU time by category during the transfer, as shares (lab.cpu_share).
+    cpu: dict[str, float] = field(default_factory=dict)
 
 
 def _p99(relay: dict[str, Any]) -> Optional[float]:
@@ -79,7 +81,9 @@ def validity(plan: Plan, m: Measured) -> tuple[bool, Optional[str], list[str]]:
     problems: list[tuple[str, str]] = []
     p99 = _p99(m.relay)
     if p99 is not None and p99 > LATENESS_P99_LIMIT_US:
-        problems.append((OVERLOADED, f"{OVERLOADED} (relay lateness p99 {p99:g} µs > {LATENESS_P99_LIMIT_US:g} µs)"))
+        steal = m.cpu.get("steal")
+        stolen = f"; CPU steal {steal:.1%} of the machine's time" if steal is not None else ""
+        problems.append((OVERLOADED, f"{OVERLOADED} (relay lateness p99 {p99:g} µs > {LATENESS_P99_LIMIT_US:g} µs{stolen})"))
     for d in ("a_to_b", "b_to_a"):
         other = {k: v for k, v in m.relay[d]["drops_by_reason"].items() if k not in _PATH_DROPS and v}
         if other:
@@ -161,6 +165,9 @@ def summary(plan: Plan, m: Measured) -> dict[str, Any]:
         "link_loss_p": plan.a_to_b.loss_p,
         "lateness_p99_us": _p99(m.relay),
         "lateness_p99_limit_us": LATENESS_P99_LIMIT_US,
+        # Shares of the machine's CPU time during the transfer (/proc/stat): `steal` is the
+        # hypervisor's (a virtual CPU that wanted to run and did not).
+        "cpu_share": m.cpu,
         # The per-frame trace is read into the tables and not kept.
         "relay": {**m.relay, "trace_path": None},
         "iperf3": {

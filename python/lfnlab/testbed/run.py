@@ -58,6 +58,7 @@ def _measure(
     server = iperf.start_server(lab, workdir, registry)
     sampler = Sampler(lab.snd, iperf.DATA_PORT)
     sampler.start()
+    cpu_before = lab_mod.cpu_times()
     try:
         started = time.monotonic()
         client = iperf.start_client(lab, plan, workdir, registry)
@@ -66,6 +67,7 @@ def _measure(
         iperf.wait_client(client, plan, registry)
     finally:
         sampler.stop()
+    cpu = lab_mod.cpu_share(cpu_before, lab_mod.cpu_times())
     if client.returncode != 0:
         iperf.read_json(workdir / "iperf3-client.json", "iperf3 client")  # raises with iperf3's own error
         raise SimulationError(f"iperf3 client exited with status {client.returncode}")
@@ -106,6 +108,7 @@ def _measure(
         namespaces=registry.namespaces,
         commands={"relay": relay.command, "iperf3_client": iperf.client_command(lab, plan)},
         server=server_doc,
+        cpu=cpu,
     )
     return measured, frames, sampler.samples
 

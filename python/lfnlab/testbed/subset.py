@@ -55,6 +55,9 @@ class Direction:
     loss_p: float = 0.0
     #: The loss may drop only frames carrying data (``applies_to = "data"``).
     loss_data_only: bool = True
+    #: The simulator's name of that loss's random stream (``link[i].loss``): the relay
+    #: draws from it under the run's seed, so both sides lose the same data frames by count.
+    loss_stream: str = ""
 
 
 @dataclass(frozen=True)
@@ -188,12 +191,12 @@ def _limit(c: _Checker, key: str, queue: Optional[dict[str, Any]], required: boo
     return limit
 
 
-def _loss(c: _Checker, links: list[dict[str, Any]], emulator: str, receiver: str, duration_ns: int) -> tuple[float, bool]:
-    """(p, data only) of the one loss the relay reproduces: ``bernoulli`` on the link
+def _loss(c: _Checker, links: list[dict[str, Any]], emulator: str, receiver: str, duration_ns: int) -> tuple[float, bool, str]:
+    """(p, data only, stream name) of the one loss the relay reproduces: ``bernoulli`` on the link
     declared from the emulator to the receiver, for the whole run. The simulator applies
     a link's loss to frames arriving at its ``to`` end, after the emulator's queue and
     line; the relay loses them at the same place (crates/lfnlab-emu/src/loss.rs)."""
-    found = (0.0, True)
+    found = (0.0, True, "")
     for i, link in enumerate(links):
         loss = link.get("loss")
         if loss is None:
@@ -211,7 +214,8 @@ def _loss(c: _Checker, links: list[dict[str, Any]], emulator: str, receiver: str
             raise c.fail(f"{key}.start", f'expected "0s": the relay loses frames for the whole run, got "{loss["start"]}"')
         if "stop" in loss and time_ns(loss["stop"]) < duration_ns:
             raise c.fail(f"{key}.stop", f'expected the end of the run: the relay loses frames for the whole run, got "{loss["stop"]}"')
-        found = (float(loss["p"]), loss.get("applies_to", "data") == "data")
+        # sim/build.rs link_loss: Stream::derive(seed, "link[{li}].loss").
+        found = (float(loss["p"]), loss.get("applies_to", "data") == "data", f"link[{i}].loss")
     return found
 
 
@@ -301,9 +305,9 @@ def check(scenario: Scenario) -> Plan:
             f"expected the sender's link to be at least as fast as the emulator's egress toward the receiver "
             f"({r_down} bit/s): the testbed shapes only in the emulator, got {s_up} bit/s",
         )
-    loss_p, loss_data_only = _loss(c, links, emulator, receiver, duration_ns)
+    loss_p, loss_data_only, loss_stream = _loss(c, links, emulator, receiver, duration_ns)
     a_to_b = Direction(
-        r_down, s_delay + r_delay, _limit(c, r_key, r_queue, True), f"{emulator}->{receiver}", loss_p, loss_data_only
+        r_down, s_delay + r_delay, _limit(c, r_key, r_queue, True), f"{emulator}->{receiver}", loss_p, loss_data_only, loss_stream
     )
     b_to_a = Direction(min(r_up, s_down), s_delay + r_delay, _limit(c, s_key, s_queue, False), f"{emulator}->{sender}")
     pacing = f["pacing"]
