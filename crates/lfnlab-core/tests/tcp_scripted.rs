@@ -413,12 +413,13 @@ fn run_path(s: &mut TcpSocket, start: SimTime, until: SimTime, one_way: Span, dr
 /// retransmission once a segment sent after it is SACKed and RACK.rtt +
 /// reo_wnd has passed since it left (reo_wnd = 0 in recovery without
 /// reordering): here one RTT after it left, without an RTO. With duplicate-ACK
-/// counting the same loss waits for the RTO.
+/// counting and `lost_retrans = "rto"` (spec 06 §2.5's rule) the same loss waits
+/// for the RTO.
 #[test]
 fn rack_finds_a_lost_retransmission_within_one_rtt() {
     let one_way = Span::from_ms(50);
     let lost = |seq: u64, nth: u32, mss: u64| seq == 3 * mss && nth <= 1;
-    for (tcp, rack) in [("loss_detection = \"rack\"\nrecovery_cwnd = \"prr\"", true), ("loss_detection = \"dupthresh\"\nrecovery_cwnd = \"prr\"", false)] {
+    for (tcp, rack) in [("loss_detection = \"rack\"\nrecovery_cwnd = \"prr\"", true), ("loss_detection = \"dupthresh\"\nlost_retrans = \"rto\"\nrecovery_cwnd = \"prr\"", false)] {
         let mut s = socket(tcp);
         handshake(&mut s);
         s.snd.w.cwnd = 20.0;
@@ -438,6 +439,41 @@ fn rack_finds_a_lost_retransmission_within_one_rtt() {
             assert!(t2.since(t1) > Span::from_ms(200));
         }
         assert!(r.acked_to >= 20 * mss, "the window is delivered, snd_una {}", r.acked_to);
+    }
+}
+
+/// The old kernels' lost-retransmission check (Linux 2.4.20 / 2.6.20
+/// `tcp_sacktag_write_queue`, `lost_retrans = "sacktag"`): the same lost
+/// retransmission as above, found without RACK once, in Recovery, SACKs reach
+/// beyond what had been sent when it was retransmitted: with FACK as soon as a
+/// segment sent after it is SACKed (one RTT after it left), without FACK
+/// `reordering` (3) segments later. No RTO either way.
+#[test]
+fn sacktag_finds_a_lost_retransmission_without_rack() {
+    let one_way = Span::from_ms(50);
+    let lost = |seq: u64, nth: u32, mss: u64| seq == 3 * mss && nth <= 1;
+    let tcp = |fack| {
+        if fack {
+            "loss_detection = \"dupthresh\"\nlost_retrans = \"sacktag\"\nis_lost = \"fack\"\nrecovery_cwnd = \"prr\""
+        } else {
+            "loss_detection = \"dupthresh\"\nlost_retrans = \"sacktag\"\nis_lost = \"rfc6675\"\nrecovery_cwnd = \"prr\""
+        }
+    };
+    for (is_lost, fack) in [("fack", true), ("rfc6675", false)] {
+        let mut s = socket(tcp(fack));
+        handshake(&mut s);
+        s.snd.w.cwnd = 20.0;
+        let mss = s.snd.mss as u64;
+        let r = run_path(&mut s, ms(100), ms(3000), one_way, |seq, nth| lost(seq, nth, mss));
+        let tx: Vec<_> = r.sent.iter().filter(|x| x.1 == 3 * mss).collect();
+        assert!(tx.len() >= 3, "{is_lost}: original, lost retransmission, second retransmission: {tx:?}");
+        let (t1, t2) = (tx[1].0, tx[2].0);
+        assert_eq!(s.snd.stats.rtos, 0, "{is_lost}: found without a timeout");
+        assert_eq!(s.snd.stats.lost_retransmits, 1, "{is_lost}");
+        let rtt = Span::from_ms(100);
+        assert!(t2.since(t1) >= rtt, "{is_lost}: not before a later-sent segment is SACKed: {:?}", t2.since(t1));
+        assert!(t2.since(t1) <= rtt + Span::from_ms(10), "{is_lost}: within one RTT and a few segments: {:?}", t2.since(t1));
+        assert!(r.acked_to >= 20 * mss, "{is_lost}: the window is delivered, snd_una {}", r.acked_to);
     }
 }
 

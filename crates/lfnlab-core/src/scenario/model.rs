@@ -692,6 +692,10 @@ pub struct TcpParams {
     /// `is_lost`) or `rack` (RFC 8985 RACK: by send time, which also finds lost
     /// retransmissions; Linux 4.4 and later).
     pub loss_detection: Option<String>,
+    /// With `dupthresh` and SACK, how a lost retransmission is found: `sacktag`
+    /// (in Recovery, once SACKs reach beyond what had been sent when it was
+    /// retransmitted, as Linux 2.4–4.3) or `rto` (only by the RTO).
+    pub lost_retrans: Option<String>,
     /// Tail loss probes (RFC 8985 §7): in Open, a probe 2·srtt after the last
     /// ACK or send, so a tail loss is repaired without an RTO (Linux 3.10 and later).
     pub tlp: Option<bool>,

@@ -45,6 +45,15 @@ named_enum!(
     LossDetection { Dupthresh => "dupthresh", Rack => "rack" }
 );
 named_enum!(
+    /// How a `dupthresh` SACK sender finds a lost retransmission (issue 38
+    /// item 1): `sacktag`, in Recovery once SACKs reach beyond what had been
+    /// sent when it was retransmitted (Linux 2.4.20 – 4.3
+    /// `tcp_sacktag_write_queue` / `tcp_mark_lost_retrans`,
+    /// `host::tcp::lost_retrans`), or `rto`, only by the RTO (spec 06 §2.5's
+    /// CHOICE). RACK finds them by time and ignores this.
+    LostRetrans { Sacktag => "sacktag", Rto => "rto" }
+);
+named_enum!(
     /// RTO formula (spec 06 §2.6).
     RtoFormula { Linux => "linux", Rfc6298 => "rfc6298" }
 );
@@ -193,6 +202,7 @@ pub struct TcpConfig {
     pub rate_halving_floor: RateHalvingFloor,
     pub is_lost: IsLost,
     pub loss_detection: LossDetection,
+    pub lost_retrans: LostRetrans,
     /// Tail loss probes (RFC 8985 §7, Linux `tcp_schedule_loss_probe`).
     pub tlp: bool,
     pub rto_init: Span,

@@ -11,7 +11,8 @@
 //! (`app_source`), delivery-rate sampling (`delivery_rate`, Linux
 //! `tcp_rate.c`), the sending-limit accounting (`snd_limits`, Linux
 //! `tcp_chrono`), the scoreboard of segments in flight and its lost marking
-//! (`scoreboard`) the RTT estimator (`rtt`) and buffer autotuning
+//! (`scoreboard`; RACK-TLP in `rack`, the old kernels' lost-retransmission
+//! check in `lost_retrans`), the RTT estimator (`rtt`) and buffer autotuning
 //! (`autotune`, Linux `tcp_rcv_space_adjust`, `tcp_sndbuf_expand`). The receiver (`receiver`) owns rcv_nxt, the window
 //! and the ACK policy; Clustered Packet Spacing (`cps`) decides when the first
 //! rounds' segments may leave. Code outside this folder calls methods; it
@@ -23,6 +24,7 @@ pub mod cps;
 pub mod cwnd_usage;
 pub mod delivery_rate;
 pub mod pacing_rate;
+pub mod lost_retrans;
 pub mod rack;
 pub mod ranges;
 pub mod receiver;

@@ -9,7 +9,8 @@ use super::delivery_rate::DeliveryRate;
 use super::pacing_rate::PacingRate;
 use super::recovery::{Recovery, RecoveryAck, DUPTHRESH};
 use super::snd_limits::SndLimits;
-use super::config::{CwndCredit, IdleRestart, IsLost, LossDetection, RateHalvingFloor, RecoveryCwnd, SendStallPolicy, SlowStartWhile, TcpConfig};
+use super::config::{CwndCredit, IdleRestart, IsLost, LossDetection, LostRetrans, RateHalvingFloor, RecoveryCwnd, SendStallPolicy, SlowStartWhile, TcpConfig};
+use super::lost_retrans::LostRetransCheck;
 use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::scoreboard::{CumAck, LOST, SegRecord, Scoreboard};
@@ -42,7 +43,8 @@ pub struct SenderStats {
     pub tlp_probes: u64,
     /// Probes that repaired a loss (Linux `TCPLossProbeRecovery`).
     pub tlp_recoveries: u64,
-    /// Retransmissions RACK found lost (Linux `TCPLostRetransmit`).
+    /// Retransmissions found lost by RACK or the old kernels' SACK check
+    /// (Linux `TCPLostRetransmit`).
     pub lost_retransmits: u64,
     /// SYN or SYN-ACK retransmissions (spec 06 §2.2 step 4): by the handshake
     /// timer, and, at the acceptor, SYN-ACKs sent again to a retransmitted SYN
@@ -81,6 +83,9 @@ pub struct Sender {
     rto_init: Span,
     /// RACK and TLP state (`host::tcp::rack`).
     pub rack: Rack,
+    /// The old kernels' lost-retransmission check, when on (`host::tcp::lost_retrans`;
+    /// `dupthresh` with `lost_retrans = "sacktag"`; it acts only with SACK).
+    lost_retrans: Option<LostRetransCheck>,
     /// The probe timer fired: the next segment is a loss probe.
     probe_pending: bool,
     /// A probe left in the last `on_sent` (the socket then restarts the RTO).
@@ -155,6 +160,8 @@ struct Deliveries {
     newly_delivered: u64,
     /// The latest-sent of them (spec 06 §4.2).
     latest: Option<SegRecord>,
+    /// The highest end of the ACK's SACK blocks above the cumulative ACK (0: none).
+    sack_high: u64,
 }
 
 /// Accumulates the RTT samples and ACKed segments of one round.
@@ -196,6 +203,8 @@ impl Sender {
             rto_min: cfg.rto_min,
             rto_init: cfg.rto_init,
             rack: Rack::default(),
+            lost_retrans: (cfg.loss_detection == LossDetection::Dupthresh && cfg.lost_retrans == LostRetrans::Sacktag)
+                .then(LostRetransCheck::default),
             probe_pending: false,
             probe_sent: false,
             stall_policy: cfg.send_stall_policy,
@@ -396,6 +405,7 @@ impl Sender {
         };
         let mut d = self.take_deliveries(now, h, rtt);
         let advanced = d.cum.segments > 0;
+        self.check_lost_retransmissions(d.sack_high);
         self.count_reno_sacks(h, &prior, &mut d);
         let rate = self.rate.on_ack(now, d.newly_delivered, d.latest, rtt.min_rtt, self.mss);
         self.round.acked += d.cum.segments;
@@ -444,6 +454,7 @@ impl Sender {
             }
         };
         let mut newly_sacked = 0;
+        let mut sack_high = 0;
         if self.sack {
             self.stats.last_sack_blocks = h.sack_n as u64;
             let first = if h.dsack { 1 } else { 0 };
@@ -454,6 +465,7 @@ impl Sender {
                 let (s, e) = h.sack_block(i);
                 if e > ack {
                     newly_sacked += self.sb.sack(s.max(ack), e, &mut note);
+                    sack_high = sack_high.max(e);
                 }
             }
         }
@@ -478,7 +490,21 @@ impl Sender {
         self.snd_una = ack;
         self.snd_wnd = h.window();
         self.stats.bytes_acked += cum.bytes;
-        Deliveries { newly_delivered: cum.newly_delivered + newly_sacked, newly_sacked, latest, cum }
+        Deliveries { newly_delivered: cum.newly_delivered + newly_sacked, newly_sacked, latest, cum, sack_high }
+    }
+
+    /// The old kernels' lost-retransmission check (`host::tcp::lost_retrans`): in
+    /// Recovery, as the ACK's SACK blocks are tagged (Linux runs it inside
+    /// `tcp_sacktag_write_queue`, before `tcp_fastretrans_alert` moves the state),
+    /// every retransmission they reach beyond is lost again. Without FACK the
+    /// blocks must reach `reordering` (DupThresh) segments beyond it.
+    fn check_lost_retransmissions(&mut self, sack_high: u64) {
+        let Some(check) = self.lost_retrans.as_mut() else { return };
+        if !self.sack || sack_high == 0 || self.state != CaState::Recovery {
+            return;
+        }
+        let margin_bytes = if self.is_lost == IsLost::Fack { 0 } else { DUPTHRESH as u64 * self.mss as u64 };
+        self.stats.lost_retransmits += check.check(&mut self.sb, sack_high, margin_bytes);
     }
 
     /// The RTT sample of an advancing ACK (spec 06 §2.6): TSecr with
@@ -738,6 +764,9 @@ impl Sender {
         self.w.cwnd = 1.0;
         self.sb.on_rto();
         self.rack.on_rto();
+        if let Some(check) = self.lost_retrans.as_mut() {
+            check.on_rto();
+        }
         self.probe_pending = false;
         self.rec.on_rto(self.snd_max);
         self.set_state(now, rtt, CaState::Loss);
@@ -843,6 +872,9 @@ impl Sender {
                 self.sb.retransmitted(idx, now);
                 if self.rack_on {
                     self.rack.on_retransmit(idx, now);
+                }
+                if let Some(check) = self.lost_retrans.as_mut() {
+                    check.on_retransmit(idx, now, self.snd_max);
                 }
                 // A retransmission is a new transmission for the rate sample (spec 06 §4.2).
                 self.rate.stamp(self.sb.get_mut(idx));

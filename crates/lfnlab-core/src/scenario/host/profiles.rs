@@ -101,6 +101,13 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
     // `tcp_identify_packet_loss` marks by RACK alone for SACK connections. RACK
     // arrived in 4.4 and TLP in 3.10, so 2.4.20 and 2.6.x count duplicate ACKs.
     let (loss_detection, tlp) = if profile == "linux-modern" { ("rack", true) } else { ("dupthresh", false) };
+    // Lost retransmissions without RACK: 2.4.20 net/ipv4/tcp_input.c
+    // tcp_sacktag_write_queue lines 855-859 and 919-942, 2.6.20 lines 1110-1113 and
+    // 1180-1205 (`if (lost_retrans && icsk->icsk_ca_state == TCP_CA_Recovery)`): a
+    // retransmission is marked lost again once SACKs reach beyond its snd_nxt (FACK) or
+    // `reordering` segments beyond it. linux-modern finds them by RACK; `rto` there is
+    // spec 06 §2.5's rule for a `dupthresh` override.
+    let lost_retrans = if profile == "linux-modern" { "rto" } else { "sacktag" };
     // The window after a retransmitted SYN or SYN-ACK (spec 06 §2.2 step 4). Linux 6.x
     // net/ipv4/tcp_input.c tcp_init_transfer(): `if (tp->total_retrans > 1 &&
     // tp->undo_marker) tcp_snd_cwnd_set(tp, 1); else ... tcp_init_cwnd(...)`, "we only
@@ -140,6 +147,7 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
         recovery_cwnd: text(recovery_cwnd),
         is_lost: text(is_lost),
         loss_detection: text(loss_detection),
+        lost_retrans: text(lost_retrans),
         tlp: Some(tlp),
         // Initial RTO: CHOICE (unverified constant) of spec 06 §2.1.
         rto_init: s(rto_init),
@@ -192,9 +200,9 @@ mod tests {
         for name in PROFILES {
             let p = profile_params(name).unwrap();
             assert!(default_cc(name).is_some());
-            // Every field Some but the two locks, decided per flow: 36 keys.
+            // Every field Some but the two locks, decided per flow: 37 keys.
             let text = toml::to_string(&p).unwrap();
-            assert_eq!(text.lines().count(), 36, "{name}:\n{text}");
+            assert_eq!(text.lines().count(), 37, "{name}:\n{text}");
         }
         assert!(profile_params("linux-3.0").is_none());
     }
@@ -223,6 +231,7 @@ mod tests {
         assert_eq!(old.cwnd_credit.as_deref(), Some("acked"));
         assert_eq!((modern.loss_detection.as_deref(), modern.tlp), (Some("rack"), Some(true)));
         assert_eq!((old.loss_detection.as_deref(), old.tlp), (Some("dupthresh"), Some(false)));
+        assert_eq!((old.lost_retrans.as_deref(), modern.lost_retrans.as_deref()), (Some("sacktag"), Some("rto")));
         assert_eq!(old.syn_loss_iw.as_deref(), Some("rfc5681"));
         assert_eq!(profile_params("linux-2.6").unwrap().syn_loss_iw.as_deref(), Some("rfc5681"));
     }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use crate::scenario::model::{FlowKind, Scenario, TcpParams};
 use crate::error::InputError;
 use crate::host::tcp::config::{
-    AckPolicy, BufferSemantics, RateHalvingFloor, RcvAutotune, SndAutotune, CwndCredit, Delack, LossDetection, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
+    AckPolicy, BufferSemantics, RateHalvingFloor, RcvAutotune, SndAutotune, CwndCredit, Delack, LossDetection, LostRetrans, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
     RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, SynLossIw, TcpConfig,
     TruesizeModel,
 };
@@ -35,6 +35,7 @@ pub fn check_params(p: &TcpParams, file: &str, at: &str) -> Result<(), InputErro
         recovery_cwnd: RecoveryCwnd,
         is_lost: IsLost,
         loss_detection: LossDetection,
+        lost_retrans: LostRetrans,
         rto_formula: RtoFormula,
         ack_policy: AckPolicy,
         delack: Delack,
@@ -94,6 +95,7 @@ pub fn merge(base: &TcpParams, over: &TcpParams) -> TcpParams {
         recovery_cwnd,
         is_lost,
         loss_detection,
+        lost_retrans,
         tlp,
         rto_init,
         rto_min,
@@ -187,6 +189,7 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
         rate_halving_floor: name(&p.rate_halving_floor),
         is_lost: name(&p.is_lost),
         loss_detection: name(&p.loss_detection),
+        lost_retrans: name(&p.lost_retrans),
         tlp: flag(p.tlp),
         rto_init: span(p.rto_init),
         rto_min: span(p.rto_min),
