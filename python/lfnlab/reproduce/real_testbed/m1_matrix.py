@@ -20,13 +20,13 @@ from typing import Any
 import pandas as pd
 
 from ...compare.cell import Cell, Collected, collect, plan_cell
-from ...compare.report import KNOWN_CAUSES, MEASURED, percent
+from ...compare.report import KNOWN_CAUSES, MEASURED
 from ...compare.summary import matrix_row
 from ... import build as b
 from ...scenario import Scenario
 from ..engine import Case
 from ..outcome import Outcome, Table
-from .matrix import TestbedExperiment, goodput_figure, interleaved, matrix_checks, trace_figure
+from .matrix import TestbedExperiment, band_note, goodput_figure, interleaved, matrix_checks, trace_figure
 
 __all__ = ["EXPERIMENT", "Params", "cell_scenario", "cases", "analyse", "FULL", "QUICK"]
 
@@ -134,16 +134,8 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
         trace_figure("F-M1b", "real.M1", cells, collected, "cwnd"),
         trace_figure("F-M1c", "real.M1", cells, collected, "pacing_rate"),
     ]
-    flagged = matrix[matrix["outside_band"]]
     out.notes += [
-        (
-            "Cells where the simulator's median goodput lies outside ± "
-            f"{p.tolerance:.0%} of the kernel's: "
-            + "; ".join(f"{r.cell} ({percent(r.goodput_difference)})" for r in flagged.itertuples())
-            + "."
-        )
-        if len(flagged)
-        else f"Every cell's simulator goodput lies within ± {p.tolerance:.0%} of the kernel's median.",
+        band_note(matrix, p.tolerance),
         "BBR paces itself: its `off` cells load as internal pacing (the scenario loader and Linux alike), so in the "
         "simulator they are the same runs as the `internal` cells, and on the testbed they differ only in iperf3's "
         "`--fq-rate` (a 100 Gbit/s cap that never binds): replicates, not a second setting.",

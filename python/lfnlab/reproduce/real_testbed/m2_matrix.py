@@ -34,14 +34,14 @@ import pandas as pd
 
 from ... import build as b
 from ...compare.cell import Cell, Collected, collect, plan_cell
-from ...compare.report import KNOWN_CAUSES, MEASURED, percent
+from ...compare.report import KNOWN_CAUSES, MEASURED
 from ...compare.runs import KERNEL, KernelJob, KernelOutcome, failed_row, figures_row
 from ...compare.summary import matrix_row
 from ...scenario import Scenario
 from ..engine import Case
 from ..figures import new_figure
 from ..outcome import Figure, Outcome, Table
-from .matrix import TestbedExperiment, goodput_figure, interleaved, matrix_checks, trace_figure
+from .matrix import TestbedExperiment, band_note, goodput_figure, interleaved, matrix_checks, trace_figure
 
 __all__ = ["EXPERIMENT", "Params", "PathCell", "cell_scenario", "cases", "analyse", "FULL", "QUICK"]
 
@@ -226,15 +226,9 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
         goodput_figure("F-M2b", "real.M2", cells, collected),
         trace_figure("F-M2c", "real.M2", cells, collected, "cwnd"),
     ]
-    flagged = matrix[matrix["outside_band"]]
     valid = ceiling[ceiling["valid"]]
     out.notes += [
-        (
-            f"{len(flagged)} of {len(matrix)} cells have a simulator median goodput outside ± {p.tolerance:.0%} of the "
-            "kernel's: " + "; ".join(f"{r.cell} ({percent(r.goodput_difference)})" for r in flagged.itertuples()) + "."
-        )
-        if len(flagged)
-        else f"Every cell's simulator goodput lies within ± {p.tolerance:.0%} of the kernel's median.",
+        band_note(matrix, p.tolerance),
         (
             f"The relay's highest valid rate on this host (T-M2-ceiling): {valid['rate_Mbps'].max():g} Mbit/s of the "
             f"probed {', '.join(f'{r:g}' for r in ceiling['rate_Mbps'])} Mbit/s."

@@ -34,6 +34,7 @@ __all__ = [
     "TestbedExperiment",
     "interleaved",
     "identity_holds",
+    "band_note",
     "matrix_checks",
     "goodput_figure",
     "trace_figure",
@@ -64,6 +65,18 @@ def identity_holds(r: Any) -> bool:
     retransmits, within :data:`DROPS_RETRANS_BAND` and at least one frame."""
     lost = r.drops + max(getattr(r, "losses", 0), 0)
     return bool(abs(lost - r.retransmitted) <= max(DROPS_RETRANS_BAND * lost, 1))
+
+
+def band_note(matrix: pd.DataFrame, tolerance: float) -> str:
+    """The report's line on the cells whose simulator median goodput lies outside the band
+    (columns ``cell``, ``outside_band``, ``goodput_difference`` of a matrix table)."""
+    from ...compare.report import percent
+
+    flagged = matrix[matrix["outside_band"]]
+    if not len(flagged):
+        return f"Every cell's simulator goodput lies within ± {tolerance:.0%} of the kernel's median."
+    cells = "; ".join(f"{r.cell} ({percent(r.goodput_difference)})" for r in flagged.itertuples())
+    return f"{len(flagged)} of {len(matrix)} cells have a simulator median goodput outside ± {tolerance:.0%} of the kernel's: {cells}."
 
 
 def matrix_checks(cells: Sequence[Cell], sims: Sequence[Any], runs: pd.DataFrame) -> list[Check]:
