@@ -873,7 +873,9 @@ impl Sender {
                 if self.rack_on {
                     self.rack.on_retransmit(idx, now);
                 }
-                if let Some(check) = self.lost_retrans.as_mut() {
+                // Only SACK can reach beyond a retransmission: without it nothing would
+                // drain the list.
+                if let Some(check) = self.lost_retrans.as_mut().filter(|_| self.sack) {
                     check.on_retransmit(idx, now, self.snd_max);
                 }
                 // A retransmission is a new transmission for the rate sample (spec 06 §4.2).
