@@ -160,13 +160,15 @@ def _ceiling_path(p: Params, rate_bps: int) -> PathCell:
     return PathCell(rate_bps, p.ceiling_rtt_s, 1.0, 0.0)
 
 
+def _ceiling_cell(p: Params, rate_bps: int) -> Cell:
+    """The probe at one rate: cubic unpaced, 1 BDP, no loss; one kernel run, no simulator side."""
+    sc = cell_scenario(p, _ceiling_path(p, rate_bps), "cubic-off", p.ceiling_duration_s, name="real.M2-ceiling")
+    return plan_cell(sc, 1, _ceiling_key(rate_bps))
+
+
 def _ceiling_jobs(p: Params, out: Path) -> list[KernelJob]:
-    """One kernel run per probed rate (no simulator side): labels ``ceiling-<rate>M-kernel-r1``."""
-    jobs = []
-    for rate in p.ceiling_rates_bps:
-        sc = cell_scenario(p, _ceiling_path(p, rate), "cubic-off", p.ceiling_duration_s, name="real.M2-ceiling")
-        jobs += plan_cell(sc, 1, _ceiling_key(rate)).kernel_jobs(out)
-    return jobs
+    """One kernel run per probed rate: labels ``ceiling-<rate>M-kernel-r1``."""
+    return [job for rate in p.ceiling_rates_bps for job in _ceiling_cell(p, rate).kernel_jobs(out)]
 
 
 def _ceiling_key(rate_bps: int) -> str:
@@ -268,8 +270,7 @@ def _matrix(p: Params, cells: Sequence[Cell], collected: Mapping[str, Collected]
 def _ceiling_table(p: Params, kept: Mapping[str, Any]) -> pd.DataFrame:
     rows = []
     for rate in p.ceiling_rates_bps:
-        sc = cell_scenario(p, _ceiling_path(p, rate), "cubic-off", p.ceiling_duration_s, name="real.M2-ceiling")
-        cell = plan_cell(sc, 1, _ceiling_key(rate))
+        cell = _ceiling_cell(p, rate)
         label = cell.kernel_labels[0]
         k: KernelOutcome = kept[label]
         r = failed_row(KERNEL, 1, label, k.error or "no result") if k.result is None else figures_row(k.result, cell.plan, KERNEL, 1, label)
