@@ -38,8 +38,6 @@ struct Profile {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Recovery {
-    /// `rfc` with SACK (RFC 6675): cwnd = ssthresh on entry and exit.
-    Rfc,
     /// Linux 2.6 rate halving: −1 every second ACK, exit min(cwnd, ssthresh).
     RateHalving,
     /// RFC 6937 PRR (simplified to pipe + 1 per ACK), exit ssthresh.
@@ -243,7 +241,7 @@ impl Socket {
             if self.left == 0 {
                 if self.state == CaState::Recovery && !self.cc.has_cong_control() {
                     self.w.cwnd = match self.p.recovery {
-                        Recovery::Rfc | Recovery::Prr => self.w.ssthresh,
+                        Recovery::Prr => self.w.ssthresh,
                         Recovery::RateHalving => self.w.cwnd.min(self.w.ssthresh),
                     };
                 }
@@ -278,7 +276,6 @@ impl Socket {
         } else {
             match self.state {
                 CaState::Recovery => match self.p.recovery {
-                    Recovery::Rfc => {}
                     Recovery::RateHalving => {
                         self.rh_acks += 1;
                         if self.rh_acks.is_multiple_of(2) && self.w.cwnd > self.w.ssthresh {
@@ -331,10 +328,8 @@ impl Socket {
                     let in_flight = self.w.cwnd as u64;
                     self.ask_ssthresh(in_flight, SsthreshReason::FastRetransmit);
                     if !self.cc.has_cong_control() {
-                        match self.p.recovery {
-                            Recovery::Rfc => self.w.cwnd = self.w.ssthresh,
-                            Recovery::RateHalving => self.rh_acks = 0,
-                            Recovery::Prr => {}
+                        if self.p.recovery == Recovery::RateHalving {
+                            self.rh_acks = 0;
                         }
                     }
                     self.left = *acks;

@@ -138,7 +138,7 @@ fn base_resolves_with_every_default() {
     assert_eq!((f.bytes, f.stop, f.rate, f.size), (None, None, None, None));
     let tcp = f.tcp.as_ref().unwrap();
     assert_eq!(tcp.iw.as_deref(), Some("10"));
-    assert_eq!(tcp.recovery_cwnd.as_deref(), Some("prr"));
+    assert_eq!(tcp.recovery_cwnd.as_deref(), Some("prr_linux"));
     assert_eq!(tcp.rto_init, Some(TimeSpan::from_span(Span::from_secs(1))));
 }
 

@@ -699,7 +699,7 @@ pub struct TcpParams {
     /// Tail loss probes (RFC 8985 §7): in Open, a probe 2·srtt after the last
     /// ACK or send, so a tail loss is repaired without an RTO (Linux 3.10 and later).
     pub tlp: Option<bool>,
-    /// `rfc`, `rate_halving` or `prr`.
+    /// `rfc`, `rate_halving`, `prr` (RFC 6937 as spec 06 §2.5) or `prr_linux` (Linux 6.8 `tcp_cwnd_reduction`).
     pub recovery_cwnd: Option<String>,
     /// `rfc6675` or `fack`.
     pub is_lost: Option<String>,

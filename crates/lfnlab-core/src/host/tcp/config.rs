@@ -30,8 +30,12 @@ macro_rules! named_enum {
 }
 
 named_enum!(
-    /// Recovery cwnd rule (spec 06 §2.5 table).
-    RecoveryCwnd { Rfc => "rfc", RateHalving => "rate_halving", Prr => "prr" }
+    /// Recovery cwnd rule (spec 06 §2.5 table). `prr` is RFC 6937 as the spec's
+    /// table gives it (RecoverFS = pipe at entry); `prr_linux` is PRR as Linux
+    /// 6.8 `tcp_cwnd_reduction` has it (RecoverFS = `prior_cwnd`, the "+1" only
+    /// when snd_una advanced and nothing was newly lost, cwnd unchanged by an
+    /// ACK that delivers nothing): issue 38 item 1, docs/profiles-from-source.md.
+    RecoveryCwnd { Rfc => "rfc", RateHalving => "rate_halving", Prr => "prr", PrrLinux => "prr_linux" }
 );
 named_enum!(
     /// IsLost rule (spec 06 §2.5).

@@ -27,6 +27,9 @@ pub struct RecoveryAck {
     pub dup: bool,
     /// snd_una advanced.
     pub advanced: bool,
+    /// Segments newly marked lost while processing it (Linux `rs->losses`,
+    /// `tp->lost` before and after).
+    pub newly_lost: u64,
 }
 
 /// Recovery bookkeeping of one sender.
@@ -117,12 +120,20 @@ impl Recovery {
                 self.prr_delivered = 0;
                 self.prr_out = 0;
             }
+            // Linux 6.8 net/ipv4/tcp_input.c tcp_init_cwnd_reduction:
+            // "tp->prior_cwnd = tcp_snd_cwnd(tp);" before ssthresh lowers nothing
+            // of cwnd; prr_delivered = prr_out = 0.
+            (RecoveryCwnd::PrrLinux, _) => {
+                self.recover_fs = (w.cwnd.floor() as u64).max(1);
+                self.prr_delivered = 0;
+                self.prr_out = 0;
+            }
         }
     }
 
     /// cwnd after an ACK inside fast recovery (spec 06 §2.5 table, "per ACK").
     pub fn on_ack(&mut self, w: &mut Window, pipe: u64, sack: bool, a: RecoveryAck) {
-        let RecoveryAck { acked, delivered, dup, advanced } = a;
+        let RecoveryAck { acked, delivered, dup, advanced, newly_lost } = a;
         match (self.mode, sack) {
             (RecoveryCwnd::Rfc, false) => {
                 if dup {
@@ -155,6 +166,36 @@ impl Recovery {
                 };
                 w.cwnd = pipe + sndcnt.max(0.0);
             }
+            (RecoveryCwnd::PrrLinux, _) => {
+                // Linux 6.8 net/ipv4/tcp_input.c tcp_cwnd_reduction: "if
+                // (newly_acked_sacked <= 0 ...) return;" leaves cwnd as it is.
+                if delivered == 0 {
+                    return;
+                }
+                self.prr_delivered += delivered;
+                let pipe = pipe as f64;
+                let ss = w.ssthresh.floor();
+                let delta = ss - pipe;
+                let mut sndcnt = if delta < 0.0 {
+                    // "dividend = snd_ssthresh * prr_delivered + prior_cwnd - 1;
+                    //  sndcnt = div_u64(dividend, prior_cwnd) - prr_out;"
+                    let dividend = ss as u64 * self.prr_delivered + self.recover_fs - 1;
+                    (dividend / self.recover_fs) as f64 - self.prr_out as f64
+                } else {
+                    // "sndcnt = max_t(int, prr_delivered - prr_out, newly_acked_sacked);
+                    //  if (flag & FLAG_SND_UNA_ADVANCED && !newly_lost) sndcnt++;
+                    //  sndcnt = min(delta, sndcnt);"
+                    let mut s = (self.prr_delivered as f64 - self.prr_out as f64).max(delivered as f64);
+                    if advanced && newly_lost == 0 {
+                        s += 1.0;
+                    }
+                    s.min(delta)
+                };
+                // "Force a fast retransmit upon entering fast recovery":
+                // sndcnt = max(sndcnt, prr_out ? 0 : 1).
+                sndcnt = sndcnt.max(if self.prr_out > 0 { 0.0 } else { 1.0 });
+                w.cwnd = pipe + sndcnt;
+            }
         }
     }
 
@@ -164,7 +205,8 @@ impl Recovery {
         let ss = w.ssthresh;
         match (self.mode, sack) {
             (RecoveryCwnd::Rfc, false) => ss.min((packets_out.max(1) + 1) as f64),
-            (RecoveryCwnd::Rfc, true) | (RecoveryCwnd::Prr, _) => ss,
+            // Linux 6.8 tcp_end_cwnd_reduction: cwnd = ssthresh (unless undone).
+            (RecoveryCwnd::Rfc, true) | (RecoveryCwnd::Prr, _) | (RecoveryCwnd::PrrLinux, _) => ss,
             (RecoveryCwnd::RateHalving, _) => w.cwnd.min(ss),
         }
     }
@@ -214,9 +256,9 @@ mod tests {
         let mut win = w(20.0, 10.0);
         r.enter(&mut win, 1000, 19, false, true);
         assert_eq!(win.cwnd, 13.0);
-        r.on_ack(&mut win, 19, false, RecoveryAck { acked: 0, delivered: 0, dup: true, advanced: false });
+        r.on_ack(&mut win, 19, false, RecoveryAck { acked: 0, delivered: 0, dup: true, advanced: false, newly_lost: 0 });
         assert_eq!(win.cwnd, 14.0);
-        r.on_ack(&mut win, 15, false, RecoveryAck { acked: 5, delivered: 5, dup: false, advanced: true });
+        r.on_ack(&mut win, 15, false, RecoveryAck { acked: 5, delivered: 5, dup: false, advanced: true, newly_lost: 0 });
         assert_eq!(win.cwnd, 10.0);
         assert_eq!(r.exit_cwnd(&win, 4, false), 5.0);
         assert_eq!(r.exit_cwnd(&win, 40, false), 10.0);
@@ -235,7 +277,7 @@ mod tests {
             let mut win = w(14.0, 10.0);
             r.enter(&mut win, 1000, 100, true, true);
             for _ in 0..40 {
-                r.on_ack(&mut win, 100, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false });
+                r.on_ack(&mut win, 100, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false, newly_lost: 0 });
             }
             assert_eq!(win.cwnd, floor, "half floor {half}");
             let mut cwr = w(14.0, 10.0);
@@ -252,11 +294,11 @@ mod tests {
         let mut win = w(20.0, 10.0);
         r.enter(&mut win, 1000, 19, true, true);
         assert_eq!(win.cwnd, 20.0);
-        r.on_ack(&mut win, 30, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false });
+        r.on_ack(&mut win, 30, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false, newly_lost: 0 });
         assert_eq!(win.cwnd, 20.0);
-        r.on_ack(&mut win, 30, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false });
+        r.on_ack(&mut win, 30, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false, newly_lost: 0 });
         assert_eq!(win.cwnd, 19.0);
-        r.on_ack(&mut win, 5, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false });
+        r.on_ack(&mut win, 5, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false, newly_lost: 0 });
         assert_eq!(win.cwnd, 6.0);
         assert_eq!(r.exit_cwnd(&win, 5, true), 6.0);
     }
@@ -269,13 +311,63 @@ mod tests {
         let mut win = w(20.0, 10.0);
         r.enter(&mut win, 1000, 20, true, true);
         // Two delivered, pipe 18 > 10: ⌈2·10/20⌉ − 0 = 1.
-        r.on_ack(&mut win, 18, true, RecoveryAck { acked: 0, delivered: 2, dup: true, advanced: false });
+        r.on_ack(&mut win, 18, true, RecoveryAck { acked: 0, delivered: 2, dup: true, advanced: false, newly_lost: 0 });
         assert_eq!(win.cwnd, 19.0);
         r.on_sent_in_recovery();
         // Pipe 8 ≤ 10: min(10 − 8, max(4 − 1, 2) + 1) = 2.
-        r.on_ack(&mut win, 8, true, RecoveryAck { acked: 0, delivered: 2, dup: true, advanced: false });
+        r.on_ack(&mut win, 8, true, RecoveryAck { acked: 0, delivered: 2, dup: true, advanced: false, newly_lost: 0 });
         assert_eq!(win.cwnd, 10.0);
         assert_eq!(r.exit_cwnd(&win, 8, true), 10.0);
+    }
+
+    /// PRR as Linux 6.8 `tcp_cwnd_reduction`: RecoverFS is the cwnd at entry
+    /// (`prior_cwnd`), not the pipe; an ACK that delivers nothing leaves cwnd;
+    /// the first ACK sends at least one segment; below ssthresh the "+1" comes
+    /// only with a cumulative advance and no new loss.
+    #[test]
+    fn prr_linux_follows_tcp_cwnd_reduction() {
+        let mut r = Recovery::new(RecoveryCwnd::PrrLinux);
+        // cwnd 40 at entry, ssthresh 20 (cubic-like 0.5), pipe 30 after marking.
+        let mut win = w(40.0, 20.0);
+        r.enter(&mut win, 1000, 30, true, true);
+        assert_eq!(win.cwnd, 40.0, "entry leaves cwnd");
+        // Nothing delivered (a dupack with no new SACK): cwnd unchanged.
+        r.on_ack(&mut win, 29, true, RecoveryAck { acked: 0, delivered: 0, dup: true, advanced: false, newly_lost: 1 });
+        assert_eq!(win.cwnd, 40.0);
+        // One delivered, pipe 29 > 20: ⌈1·20/40⌉ − 0 = 1 (with RecoverFS = pipe
+        // 30 it would be ⌈20/30⌉ = 1 too); then three more: ⌈4·20/40⌉ − 1 = 1.
+        r.on_ack(&mut win, 29, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false, newly_lost: 0 });
+        assert_eq!(win.cwnd, 30.0);
+        r.on_sent_in_recovery();
+        r.on_ack(&mut win, 27, true, RecoveryAck { acked: 0, delivered: 3, dup: true, advanced: false, newly_lost: 0 });
+        assert_eq!(win.cwnd, 28.0, "RecoverFS = prior_cwnd 40: ⌈80/40⌉ − 1 = 1");
+        // Below ssthresh: pipe 15, delta 5; prr_delivered 8 − prr_out 1 = 7 → min(5, 7) = 5.
+        r.on_ack(&mut win, 15, true, RecoveryAck { acked: 4, delivered: 4, dup: false, advanced: true, newly_lost: 0 });
+        assert_eq!(win.cwnd, 20.0);
+        // Conservation: prr_out catches up to 12; 2 delivered with an advance and a new loss: no +1.
+        for _ in 0..11 {
+            r.on_sent_in_recovery();
+        }
+        r.on_ack(&mut win, 10, true, RecoveryAck { acked: 2, delivered: 2, dup: false, advanced: true, newly_lost: 1 });
+        assert_eq!(win.cwnd, 12.0, "max(10 − 12, 2) = 2, no +1 with a new loss");
+        r.on_ack(&mut win, 10, true, RecoveryAck { acked: 2, delivered: 2, dup: false, advanced: true, newly_lost: 0 });
+        assert_eq!(win.cwnd, 13.0, "max(12 − 12, 2) + 1 = 3");
+        assert_eq!(r.exit_cwnd(&win, 10, true), 20.0);
+    }
+
+    /// Linux forces a fast retransmit: the first delivering ACK gets one
+    /// segment even when the proportional share rounds to nothing.
+    #[test]
+    fn prr_linux_forces_the_first_retransmission() {
+        let mut r = Recovery::new(RecoveryCwnd::PrrLinux);
+        let mut win = w(100.0, 10.0);
+        r.enter(&mut win, 1000, 99, true, true);
+        r.on_ack(&mut win, 99, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false, newly_lost: 0 });
+        // ⌈1·10/100⌉ = 1 anyway; after prr_out 1 another single delivery gives ⌈20/100⌉ − 1 = 0.
+        assert_eq!(win.cwnd, 100.0);
+        r.on_sent_in_recovery();
+        r.on_ack(&mut win, 99, true, RecoveryAck { acked: 0, delivered: 1, dup: true, advanced: false, newly_lost: 0 });
+        assert_eq!(win.cwnd, 99.0);
     }
 
     /// An algorithm with its own cong_control keeps cwnd; the recovery point is set anyway.

@@ -651,7 +651,13 @@ impl Sender {
         match self.state {
             CaState::Recovery => {
                 let pipe = self.sb.pipe();
-                let a = RecoveryAck { acked: sample.acked_segments, delivered: sample.newly_delivered, dup: is_dup, advanced };
+                let a = RecoveryAck {
+                    acked: sample.acked_segments,
+                    delivered: sample.newly_delivered,
+                    dup: is_dup,
+                    advanced,
+                    newly_lost: sample.newly_lost,
+                };
                 self.rec.on_ack(&mut self.w, pipe, self.sack, a);
             }
             CaState::Cwr => {
@@ -938,12 +944,14 @@ impl Sender {
     pub fn on_reo_timeout(&mut self, now: SimTime, rtt: &RttEstimator) {
         self.rack.reo_deadline = None;
         let prior = self.sb.pipe();
+        let lost_before = self.sb.lost_marks;
         self.rack_detect(now, rtt, false);
         if self.sb.pipe() != prior && self.state != CaState::Recovery {
             self.enter_recovery(now, rtt);
             if !self.cc.has_cong_control() {
                 let pipe = self.sb.pipe();
-                let a = RecoveryAck { acked: 0, delivered: 1, dup: false, advanced: false };
+                // tcp_rack_reo_timeout: tcp_cwnd_reduction(sk, 1, tp->lost - lost, 0).
+                let a = RecoveryAck { acked: 0, delivered: 1, dup: false, advanced: false, newly_lost: self.sb.lost_marks - lost_before };
                 self.rec.on_ack(&mut self.w, pipe, self.sack, a);
                 self.bound();
             }

@@ -76,7 +76,7 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
             "10",
             0,
             "lt",
-            "prr",
+            "prr_linux",
             "rfc6675",
             1,
             "linux_quickack",
