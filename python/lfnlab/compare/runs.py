@@ -198,6 +198,14 @@ def _queue_drops(summary: dict[str, Any], name: str) -> int:
     raise KeyError(f"no queue {name!r} in the summary")
 
 
+def _last_dsacks(result: Result) -> int:
+    """The data sender's D-SACK count at its last TCP trace sample (0 without a trace)."""
+    tcp = result.tcp
+    if "dsacks" not in tcp.columns or not len(tcp):
+        return 0
+    return int(tcp["dsacks"].max())
+
+
 def figures_row(result: Result, plan: Plan, side: str, repetition: int, label: str) -> dict[str, Any]:
     """One run's figures for the comparison table.
 
@@ -208,6 +216,9 @@ def figures_row(result: Result, plan: Plan, side: str, repetition: int, label: s
     - ``losses``: random losses after that queue (the link's Bernoulli loss), counted the
       same way.
     - ``retransmitted``, ``timeouts``: TCP's own counts (the kernel's: iperf3, TcpExt).
+    - ``dsacks``: duplicate arrivals the receiver reported with D-SACK (RFC 2883), the
+      sender's count at its last TCP sample (the kernel's: ``ss`` ``dsack_dups`` at 10 Hz):
+      retransmissions that were not needed, because the original was not lost.
     - ``valid``, ``reason``, ``lateness_p99_us``: the testbed's verdict on the host; the
       simulator's runs are always valid.
     """
@@ -221,6 +232,7 @@ def figures_row(result: Result, plan: Plan, side: str, repetition: int, label: s
         "goodput_bps": float(flow["goodput_bps"]),
         "retransmitted": int(flow["retransmitted_segments"]),
         "timeouts": int(flow["timeouts"]) if flow.get("timeouts") is not None else -1,
+        "dsacks": _last_dsacks(result),
     }
     if side == KERNEL:
         tb = s["testbed"]
@@ -252,6 +264,7 @@ def failed_row(side: str, repetition: int, label: str, error: str) -> dict[str, 
         "goodput_bps": math.nan,
         "retransmitted": -1,
         "timeouts": -1,
+        "dsacks": -1,
         "drops": -1,
         "losses": -1,
         "valid": False,

@@ -165,8 +165,8 @@ EXPERIMENT = TestbedExperiment(
     checks=(
         "The comparison itself is reported, not judged: the matrix gives each cell's medians and flags the cells whose "
         "simulator goodput lies outside ± 15 % of the kernel's. Checks: packet conservation in every simulator run; every "
-        "testbed run completed; in every valid testbed run the relay's bottleneck drops equal the kernel's "
-        "retransmitted segments within 2 % and at least 1 (a run on an overloaded host is reported, not judged)."
+        "testbed run completed; in every valid testbed run the relay's bottleneck drops plus the retransmissions the "
+        "receiver reported as duplicates (D-SACK) equal the kernel's retransmitted segments within 2 % and at least 1 (a run on an overloaded host is reported, not judged)."
     ),
     full=FULL,
     quick=QUICK,

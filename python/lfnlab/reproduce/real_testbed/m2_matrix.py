@@ -324,8 +324,9 @@ EXPERIMENT = TestbedExperiment(
         "The comparison itself is reported, not judged: the matrix gives each cell's medians and flags the cells whose "
         "simulator goodput lies outside ± 15 % of the kernel's; the ceiling table gives the highest rate at which the "
         "relay's runs stay valid here. Checks: packet conservation in every simulator run; every testbed run of the "
-        "matrix completed; in every valid testbed run the relay's bottleneck drops and random losses equal the "
-        "kernel's retransmitted segments within 2 % and at least 1 (a run on an overloaded host is reported, not judged)."
+        "matrix completed; in every valid testbed run the relay's bottleneck drops and random losses plus the "
+        "retransmissions the receiver reported as duplicates (D-SACK) equal the kernel's retransmitted segments within 2 % "
+        "and at least 1 (a run on an overloaded host is reported, not judged)."
     ),
     full=FULL,
     quick=QUICK,

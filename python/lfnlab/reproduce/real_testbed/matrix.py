@@ -62,9 +62,13 @@ def say(line: str) -> None:
 
 def identity_holds(r: Any) -> bool:
     """The relay drops (its queue's drops and its random losses) what the kernel
-    retransmits, within :data:`DROPS_RETRANS_BAND` and at least one frame."""
+    retransmits, within :data:`DROPS_RETRANS_BAND` and at least one frame. A
+    retransmission the receiver reported as a duplicate (D-SACK, RFC 2883: the original
+    arrived too) was not dropped, so it counts on the drops' side (real.M1 at 77c9f13:
+    a BBR run retransmitted 4555 segments for 4440 relay drops, and reported 115 D-SACKs)."""
     lost = r.drops + max(getattr(r, "losses", 0), 0)
-    return bool(abs(lost - r.retransmitted) <= max(DROPS_RETRANS_BAND * lost, 1))
+    spurious = max(getattr(r, "dsacks", 0), 0)
+    return bool(abs(lost + spurious - r.retransmitted) <= max(DROPS_RETRANS_BAND * lost, 1))
 
 
 def band_note(matrix: pd.DataFrame, tolerance: float) -> str:
@@ -93,7 +97,7 @@ def matrix_checks(cells: Sequence[Cell], sims: Sequence[Any], runs: pd.DataFrame
         # Issue 11: a run on an overloaded host is reported, not judged (its identity is
         # in the runs table; one relay 12 ms late dropped 3 % more than was retransmitted).
         Check.equal(
-            f"valid testbed runs whose bottleneck drops and random losses equal their retransmitted segments "
+            f"valid testbed runs whose bottleneck drops, random losses and D-SACKed retransmissions equal their retransmitted segments "
             f"± {DROPS_RETRANS_BAND:.0%} (at least 1)",
             int(sum(identity_holds(r) for r in valid.itertuples())),
             len(valid),
