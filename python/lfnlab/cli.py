@@ -1,6 +1,6 @@
 """The ``lfnlab`` console script.
 
-``lfnlab plot``, ``lfnlab reproduce``, ``lfnlab report`` and ``lfnlab sweep`` are
+``lfnlab plot``, ``lfnlab explain``, ``lfnlab reproduce``, ``lfnlab report`` and ``lfnlab sweep`` are
 handled here (they need matplotlib, pandas or dask; see :mod:`lfnlab.plot`,
 :mod:`lfnlab.reproduce`, :mod:`lfnlab.html` and :mod:`lfnlab.sweep`), and so are
 ``lfnlab testbed`` and ``lfnlab emu`` (:mod:`lfnlab.testbed`), ``lfnlab compare`` (:mod:`lfnlab.compare`); every other verb
@@ -49,6 +49,46 @@ def _plot(argv: Sequence[str]) -> int:
         print(f"error: {out}: {e}", file=sys.stderr)
         return EXIT_FAILURE
     print(f"figure in {written}")
+    return EXIT_OK
+
+
+def _explain(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="lfnlab explain",
+        description="Why each TCP flow of a result got its goodput: utilisation, BDP, buffer vs BDP, "
+        "time under each sending limit, losses by cause, and the dominant limit in one sentence.",
+    )
+    parser.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
+    parser.add_argument(
+        "--what-if",
+        action="store_true",
+        help="rerun the scenario with each flow's dominant limit lifted and report the gain",
+    )
+    args = parser.parse_args(argv)  # exits with status 2 on a usage error
+
+    from .errors import LfnlabError
+    from .explain import explain, what_if
+    from .result import load_result
+
+    try:
+        result = load_result(args.result_dir)
+        explanation = explain(result)
+    except (LfnlabError, ValueError) as e:
+        print(f"error: {args.result_dir}: {e}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    print(explanation.text())
+    if args.what_if:
+        _default_sigint()  # the reruns happen in Rust
+        for e, goodput in what_if(result):
+            if goodput is None:
+                print(f"what-if {e.flow}: nothing to lift ({e.dominant})")
+                continue
+            sets = " ".join(f"--set {k}={v}" for k, v in e.lift.items())
+            print(
+                f"what-if {e.flow}: {sets}: goodput {goodput / 1e6:.2f} Mbit/s "
+                f"({goodput / e.goodput_bps:.2f} × {e.goodput_bps / 1e6:.2f}) = "
+                f"{100 * goodput / e.wire_bound_bps:.1f} % of the wire bound"
+            )
     return EXIT_OK
 
 
@@ -105,6 +145,7 @@ def _emu(argv: Sequence[str]) -> int:
 #: Verbs implemented in Python, by name.
 _PYTHON_VERBS = {
     "plot": _plot,
+    "explain": _explain,
     "reproduce": _reproduce,
     "report": _report,
     "sweep": _sweep,

@@ -22,6 +22,8 @@ from .scenario import Scenario
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .explain import Explanation
+
 __all__ = ["Result", "run", "load_result", "TABLES", "RESULT_FILES"]
 
 #: The files of a result directory, in the order they are written (from the core).
@@ -78,6 +80,14 @@ class Result:
             raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}")
         frame: pd.DataFrame = getattr(self, name)
         return frame
+
+    def explain(self) -> Explanation:
+        """Why each TCP flow got its goodput: utilisation, BDP, buffer vs BDP, time
+        under each sending limit, losses by cause, and the dominant limit in one
+        sentence (:mod:`lfnlab.explain`; ``print(r.explain())``)."""
+        from .explain import explain
+
+        return explain(self)
 
 
 def _frame_from_ipc(data: bytes) -> pd.DataFrame:

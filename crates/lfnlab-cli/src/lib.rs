@@ -56,6 +56,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Draw goodput and cwnd over time of a result directory (Python package only)
     Plot(PlotArgs),
+    /// Say why each TCP flow of a result got its goodput: utilisation, BDP, sending limits, losses (Python package only)
+    Explain(PassArgs),
     /// Print the scenario schema (JSON Schema, for editors) or its Markdown key reference
     Schema(schema::SchemaArgs),
     /// Run a scenario with real Linux TCP through the lfnlab-emu relay in network namespaces (root; Python package only)
@@ -165,6 +167,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             Command::Report(_) => return python_only("report"),
             // The Python console script handles `plot` before it reaches here (python/lfnlab/cli.py).
             Command::Plot(_) => return python_only("plot"),
+            Command::Explain(_) => return python_only("explain"),
             Command::Testbed(_) => return python_only("testbed"),
             Command::Compare(_) => return python_only("compare"),
             Command::Emu(_) => return python_only("emu"),

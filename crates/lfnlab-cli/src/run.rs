@@ -114,11 +114,23 @@ pub fn validate(path: &Path, sets: &[String]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A flow's line after a run: goodput, retransmissions and timeouts, and the
-/// handshake's retransmissions when there were any (issue 38: a SYN lost on a
-/// 1 s path was invisible, though it costs a second and may cut the initial window).
+/// A flow's line after a run: goodput, what share of the path's wire bound it
+/// is, with the path's base RTT and BDP (issue 40: the flagship run said
+/// nothing of utilisation), retransmissions and timeouts, and the handshake's
+/// retransmissions when there were any (issue 38: a SYN lost on a 1 s path was
+/// invisible, though it costs a second and may cut the initial window).
 fn flow_line(f: &FlowSummary) -> String {
-    let head = format!("{}: goodput {:.2} Mbit/s", f.name, f.goodput_bps / 1e6);
+    let mut head = format!("{}: goodput {:.2} Mbit/s", f.name, f.goodput_bps / 1e6);
+    if let Some(p) = &f.path {
+        let bdp_bytes = p.bottleneck_bps as f64 * p.base_rtt_s / 8.0;
+        head += &format!(
+            " = {:.1} % of the {:.2} Mbit/s wire bound (base RTT {:.1} ms, BDP {:.2} MB)",
+            100.0 * f.goodput_bps / p.wire_bound_bps.max(1e-9),
+            p.wire_bound_bps / 1e6,
+            p.base_rtt_s * 1e3,
+            bdp_bytes / 1e6
+        );
+    }
     if f.kind == "udp_cbr" {
         // A datagram flow has no retransmissions or timeouts to report.
         return format!("{head} (UDP)");
@@ -142,6 +154,7 @@ fn counted(n: u64, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lfnlab_core::results::summary::PathSummary;
 
     fn flow(kind: &str, syn_retransmits: u64) -> FlowSummary {
         FlowSummary {
@@ -159,5 +172,15 @@ mod tests {
         assert_eq!(flow_line(&flow("tcp_bulk", 1)), "bulk: goodput 12.50 Mbit/s, 0 retransmits, 0 timeouts, 1 SYN retransmit");
         assert_eq!(flow_line(&flow("tcp_bulk", 2)), "bulk: goodput 12.50 Mbit/s, 0 retransmits, 0 timeouts, 2 SYN retransmits");
         assert_eq!(flow_line(&flow("udp_cbr", 0)), "bulk: goodput 12.50 Mbit/s (UDP)");
+    }
+
+    #[test]
+    fn the_flow_line_gives_utilisation_rtt_and_bdp_when_the_path_is_known() {
+        let mut f = flow("tcp_bulk", 0);
+        f.path = Some(PathSummary { bottleneck_bps: 100_000_000, wire_bound_bps: 50e6, base_rtt_s: 0.2, ..Default::default() });
+        assert_eq!(
+            flow_line(&f),
+            "bulk: goodput 12.50 Mbit/s = 25.0 % of the 50.00 Mbit/s wire bound (base RTT 200.0 ms, BDP 2.50 MB), 0 retransmits, 0 timeouts"
+        );
     }
 }

@@ -111,6 +111,56 @@ pub struct FlowSummary {
     pub quickstart: Option<QsFlowSummary>,
     /// `web` flows: the workload (spec 02 §3.2).
     pub web: Option<WebSummary>,
+    /// `tcp_bulk` and `request_response`: the data sender's time under each
+    /// sending limit, s (`host::tcp::snd_limits::LimDetail`; Linux's
+    /// `tcp_chrono` split, `tcpi_busy_time`, `tcpi_rwnd_limited`,
+    /// `tcpi_sndbuf_limited`), from establishment to the end of the run.
+    pub limited_s: Option<LimitedSummary>,
+    /// When the data sender's initial slow start ended, s, and its cwnd then,
+    /// segments (null: it never did, or the algorithm has its own `cong_control`).
+    pub slow_start_exit_s: Option<f64>,
+    pub slow_start_exit_cwnd: Option<f64>,
+    /// The smallest RTT the data sender measured, s.
+    pub min_rtt_s: Option<f64>,
+    /// The data's route and its bottleneck (null for `web` and `udp_cbr`).
+    pub path: Option<PathSummary>,
+}
+
+/// A flow's time under each sending limit, s (issue 40 `lfnlab explain`).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct LimitedSummary {
+    /// cwnd-limited, by phase: initial or later slow start, recovery (Recovery,
+    /// Loss after an RTO, CWR), congestion avoidance.
+    pub slow_start: f64,
+    pub recovery: f64,
+    pub congestion_avoidance: f64,
+    /// The peer's advertised window.
+    pub rwnd: f64,
+    /// The application waits for room in a full send buffer.
+    pub sndbuf: f64,
+    /// The application has nothing to write (or the transfer is over).
+    pub application: f64,
+    /// Pacing holds the next segment.
+    pub pacing: f64,
+    /// The host's queue or TSQ holds it (spec 06 §2.8).
+    pub stall: f64,
+}
+
+/// The route of a flow's data, from the routing table (`sim::path`).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct PathSummary {
+    /// Egress ports in order (queue names as in `queues`).
+    pub hops: Vec<String>,
+    /// The first slowest of them and its rate, bit/s.
+    pub bottleneck: String,
+    pub bottleneck_bps: u64,
+    /// Goodput ceiling at the bottleneck with full-size segments:
+    /// rate · MSS / wire bytes of a full data frame (spec 06 §1.2).
+    pub wire_bound_bps: f64,
+    /// Propagation delay of the data's route plus the ACKs' route back, s.
+    pub base_rtt_s: f64,
+    /// The sender's MSS, bytes.
+    pub mss_bytes: u32,
 }
 
 /// A Web workload over the run (spec 02 §3.2); per-object records are in `objects.parquet`.

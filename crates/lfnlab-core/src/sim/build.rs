@@ -692,21 +692,7 @@ fn host_tick_phase(seed: u64, host: u32, hz: u32) -> Span {
 /// Twice the one-way propagation delay along the route from `from` to `to`
 /// (links have the same delay both ways); zero if there is no route.
 fn propagation_rtt(w: &World, from: NodeId, to: NodeId) -> Span {
-    let mut at = from;
-    let mut one_way = Span::ZERO;
-    for _ in 0..w.net.nodes.len() {
-        if at == to {
-            return one_way + one_way;
-        }
-        let port = w.net.routes.port(at, to);
-        if port == crate::net::routing::NO_ROUTE {
-            break;
-        }
-        let ch = &w.net.channels[w.net.ports[port as usize].channel as usize];
-        one_way = one_way + ch.delay;
-        at = ch.to;
-    }
-    Span::ZERO
+    super::path::route(w, from, to).map_or(Span::ZERO, |r| r.one_way + r.one_way)
 }
 
 /// A host's qdisc (spec 06 §5.3): `pfifo`, `fq`, `ipg` (spec 01) or

@@ -21,7 +21,7 @@ use crate::host::cpu::HostCpu;
 use crate::host::tcp::socket::TcpSocket;
 use crate::results::table::{Column, Table};
 use crate::scenario::model::FlowSpec;
-use crate::results::summary::{CaptureSummary, ConservationSummary, CpsSummary, FlowSummary, HostCpuSummary, CoreSummary, LinkLossSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PausePortSummary, SwitchPauseSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
+use crate::results::summary::{CaptureSummary, ConservationSummary, CpsSummary, FlowSummary, HostCpuSummary, CoreSummary, LimitedSummary, LinkLossSummary, HostNicSummary, NicStreamSummary, NicSummary, HostSummary, PathSummary, PausePortSummary, SwitchPauseSummary, QsFlowSummary, QsInterfaceSummary, QueueSummary, Summary, WebSummary};
 use crate::scenario;
 use crate::scenario::model::Scenario;
 
@@ -254,7 +254,38 @@ fn tcp_flow_summary(w: &World, t: TcpFlow, f: &FlowSpec, start: f64, active: f64
         response_time_s: rr.and_then(|r| r.response_done_at).map(|t| t.as_secs_f64() - start),
         quickstart: qs_summary(snd, rcv),
         web: None,
+        limited_s: Some(limited_summary(snd, w.net.now)),
+        slow_start_exit_s: st.slow_start_exit.map(|(t, _)| t.as_secs_f64()),
+        slow_start_exit_cwnd: st.slow_start_exit.map(|(_, cwnd)| cwnd),
+        min_rtt_s: snd.rtt.min_rtt.map(|r| r.as_secs_f64()),
+        path: path_summary(w, snd),
     }
+}
+
+/// The data sender's time under each sending limit up to `now` (issue 40).
+fn limited_summary(snd: &TcpSocket, now: SimTime) -> LimitedSummary {
+    let t = snd.snd.lim_detail_time_at(now).map(|s| s.as_secs_f64());
+    let [slow_start, recovery, congestion_avoidance, rwnd, sndbuf, application, pacing, stall] = t;
+    LimitedSummary { slow_start, recovery, congestion_avoidance, rwnd, sndbuf, application, pacing, stall }
+}
+
+/// The route of a sender's data and of its ACKs back (`sim::path`): hops,
+/// bottleneck, wire bound and propagation RTT.
+fn path_summary(w: &World, snd: &TcpSocket) -> Option<PathSummary> {
+    let (from, to) = (snd.addr.local, snd.addr.remote);
+    let data = super::path::route(w, from, to)?;
+    let acks = super::path::route(w, to, from)?;
+    let b = &w.net.ports[data.bottleneck(w)? as usize];
+    let mss = snd.snd.mss;
+    let frame = crate::net::phy::l2_bytes(snd.data_l3_bytes() as u64, false) + b.framing_bytes as u64;
+    Some(PathSummary {
+        hops: data.ports.iter().map(|&p| w.net.ports[p as usize].name.clone()).collect(),
+        bottleneck: b.name.clone(),
+        bottleneck_bps: b.rate_bps,
+        wire_bound_bps: b.rate_bps as f64 * mss as f64 / frame as f64,
+        base_rtt_s: (data.one_way + acks.one_way).as_secs_f64(),
+        mss_bytes: mss,
+    })
 }
 
 /// Each egress queue's counts, drops by cause and peak.
@@ -511,6 +542,7 @@ fn web_summary(w: &World, wi: u32, f: &FlowSpec, active: f64, problems: &mut Vec
             mean_object_bytes: stats.mean_object_bytes,
             median_object_bytes: stats.median_object_bytes,
         }),
+        ..Default::default()
     }
 }
 

@@ -29,6 +29,7 @@ mod router;
 pub mod invariants;
 pub mod limits;
 pub mod network;
+pub mod path;
 pub mod gen_bench;
 #[cfg(test)]
 mod gen_bench_tests;

@@ -18,7 +18,7 @@ use crate::engine::time::{SimTime, Span};
 use crate::host::cc::{AckSample, CaState, CcContext, CcEvent, CongestionControl, RoundStats, SsthreshReason, Window};
 use crate::net::packet::TcpHeader;
 
-pub use super::snd_limits::SndLim;
+pub use super::snd_limits::{LimDetail, SndLim};
 
 /// Cumulative counters (spec 06 §6).
 #[derive(Clone, Copy, Debug, Default)]
@@ -51,6 +51,12 @@ pub struct SenderStats {
     /// (Linux counts both in `total_retrans`: `__tcp_retransmit_skb`, and
     /// `req->num_retrans` copied by `tcp_create_openreq_child`).
     pub syn_retrans: u64,
+    /// When the initial slow start ended and cwnd then (segments): at the first
+    /// loss detected (before the reduction) or once cwnd reached an ssthresh
+    /// that HyStart or the configuration set. None while still in it, and for
+    /// algorithms with their own `cong_control` (BBR has no ssthresh-bound
+    /// slow start). `lfnlab explain` reads it (issue 40).
+    pub slow_start_exit: Option<(SimTime, f64)>,
 }
 
 impl SenderStats {
@@ -427,6 +433,10 @@ impl Sender {
             rate,
         };
         self.adjust_cwnd(now, rtt, &mut sample, is_dup, advanced);
+        if self.stats.slow_start_exit.is_none() && self.w.ssthresh.is_finite() && !self.in_slow_start() {
+            // HyStart (or a configured ssthresh) ended slow start without a loss.
+            self.note_slow_start_exit(now, self.w.cwnd);
+        }
         if advanced {
             self.expand_sndbuf(false);
             self.app_write(now);
@@ -732,6 +742,7 @@ impl Sender {
     /// Fast recovery begins (spec 06 §2.5): ssthresh from the algorithm, the
     /// head marked lost, cwnd by the recovery mode (`host::tcp::recovery`).
     fn enter_recovery(&mut self, now: SimTime, rtt: &RttEstimator) {
+        self.note_slow_start_exit(now, self.w.cwnd);
         let ctx = self.ctx(now, rtt);
         let ss = self.cc.ssthresh(&ctx, &self.w, SsthreshReason::FastRetransmit);
         self.w.ssthresh = ss.max(2.0);
@@ -763,6 +774,7 @@ impl Sender {
 
     /// Retransmission timeout (spec 06 §2.5 RTO steps 1–3).
     pub fn on_rto(&mut self, now: SimTime, rtt: &mut RttEstimator) {
+        self.note_slow_start_exit(now, self.w.cwnd);
         if rtt.backoff == 0 {
             let ctx = self.ctx(now, rtt);
             self.w.ssthresh = self.cc.ssthresh(&ctx, &self.w, SsthreshReason::Rto).max(2.0);
@@ -1053,14 +1065,40 @@ impl Sender {
         }
     }
 
-    /// Account time spent under each sending limit.
+    /// Account time spent under each sending limit, and under its finer
+    /// [`LimDetail`]: a cwnd limit by the phase the sender is in, an
+    /// application limit by whether the writer waits for send-buffer room.
     pub fn set_lim(&mut self, now: SimTime, lim: SndLim) {
-        self.limits.set(now, lim);
+        let detail = match lim {
+            SndLim::Cwnd => match self.state {
+                CaState::Recovery | CaState::Loss | CaState::Cwr => LimDetail::Recovery,
+                CaState::Open | CaState::Disorder if self.in_slow_start() => LimDetail::SlowStart,
+                CaState::Open | CaState::Disorder => LimDetail::CongestionAvoidance,
+            },
+            SndLim::Application if self.app.blocked() => LimDetail::Sndbuf,
+            SndLim::Application => LimDetail::Application,
+            SndLim::Rwnd => LimDetail::Rwnd,
+            SndLim::Stall => LimDetail::Stall,
+            SndLim::Pacing => LimDetail::Pacing,
+        };
+        self.limits.set(now, lim, detail);
     }
 
     /// Time spent under each limit up to `now`.
     pub fn lim_time_at(&self, now: SimTime) -> [Span; 5] {
         self.limits.time_at(now)
+    }
+
+    /// Time spent under each [`LimDetail`] up to `now`.
+    pub fn lim_detail_time_at(&self, now: SimTime) -> [Span; 8] {
+        self.limits.detail_time_at(now)
+    }
+
+    /// The initial slow start ends here with cwnd `cwnd` (the first call counts).
+    fn note_slow_start_exit(&mut self, now: SimTime, cwnd: f64) {
+        if self.stats.slow_start_exit.is_none() && !self.cc.has_cong_control() {
+            self.stats.slow_start_exit = Some((now, cwnd));
+        }
     }
 }
 

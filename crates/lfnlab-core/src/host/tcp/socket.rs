@@ -193,6 +193,12 @@ impl TcpSocket {
         ts + sack
     }
 
+    /// L3 bytes of a full-size data segment without SACK blocks (the wire
+    /// bound's frame, `sim::finish` path summary).
+    pub fn data_l3_bytes(&self) -> u32 {
+        self.addr.ip_header_bytes + 20 + self.options_bytes(0) + self.snd.mss
+    }
+
     fn packet(&self, h: TcpHeader) -> Packet {
         let opts = if h.has(flags::SYN) { 20 } else { self.options_bytes(h.sack_n) };
         Packet {
