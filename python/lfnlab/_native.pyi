@@ -5,6 +5,7 @@ Use the public API in :mod:`lfnlab` instead. Errors are raised as the classes of
 """
 
 import os
+from collections.abc import Callable
 
 __version__: str
 #: The files of a result directory, in the order they are written.
@@ -32,12 +33,16 @@ def run_scenario(
     out_dir: str | os.PathLike[str] | None = None,
     origin: str = "<scenario>",
     interruptible: bool = False,
+    progress: Callable[[dict[str, float]], object] | None = None,
 ) -> tuple[str, dict[str, bytes]]:
     """Run a resolved scenario with the GIL released.
 
     With ``interruptible`` (call it so from the main thread) Python's signal handlers run
     every 50 ms of the run; the exception of one (KeyboardInterrupt on Ctrl-C) stops the
     run and is raised, the result directory holding what ran, marked partial.
+    ``progress`` is called with ``{"sim_s", "total_s", "events", "wall_s"}`` at most every
+    250 ms of wall time and once at the end; an exception it raises stops the run the
+    same way.
 
     Returns the summary as JSON text and every table of ``RESULT_FILES`` (``flows``,
     ``tcp``, ``queues``, ``packets``, ``hosts``) as Arrow IPC stream bytes. Writes the result directory when ``out_dir`` is given.

@@ -23,18 +23,26 @@ EXIT_INVALID_INPUT = 2
 
 
 def _plot(argv: Sequence[str]) -> int:
+    from .plot import KINDS
+
     parser = argparse.ArgumentParser(
         prog="lfnlab plot",
-        description="Draw goodput and cwnd over time of a result directory written by `lfnlab run`.",
+        description="Draw a figure of a result directory written by `lfnlab run`: goodput and cwnd "
+        "(goodput_cwnd, the default), goodput, cwnd, bottleneck queue and RTT stacked (overview), one panel "
+        "(goodput, cwnd, queue, rtt), or the time-sequence graph of one flow from its captured packets (tseq).",
     )
     parser.add_argument("result_dir", metavar="RESULT_DIR", type=Path)
+    parser.add_argument("--kind", choices=KINDS, default="goodput_cwnd", help="the figure (default: goodput_cwnd)")
     parser.add_argument(
-        "--out", metavar="FILE", type=Path, default=None, help="figure file (default: RESULT_DIR/goodput_cwnd.png)"
+        "--out", metavar="FILE", type=Path, default=None, help="figure file (default: RESULT_DIR/KIND.png)"
     )
+    parser.add_argument("--flow", metavar="NAME", default=None, help="tseq: the flow (default: the first captured)")
+    parser.add_argument("--from", dest="t0", metavar="T0", type=float, default=None, help="tseq: window start, s")
+    parser.add_argument("--to", dest="t1", metavar="T1", type=float, default=None, help="tseq: window end, s")
     args = parser.parse_args(argv)  # exits with status 2 on a usage error
 
+    from . import plot
     from .errors import LfnlabError
-    from .plot import goodput_cwnd
     from .result import load_result
 
     try:
@@ -42,9 +50,25 @@ def _plot(argv: Sequence[str]) -> int:
     except LfnlabError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_INVALID_INPUT
-    out = args.out if args.out is not None else args.result_dir / "goodput_cwnd.png"
+    out = args.out if args.out is not None else args.result_dir / f"{args.kind}.png"
+    window = None
+    if args.t0 is not None or args.t1 is not None:
+        window = (args.t0 if args.t0 is not None else 0.0, args.t1 if args.t1 is not None else float("inf"))
     try:
-        written = goodput_cwnd(result, out)
+        if args.kind == "goodput_cwnd":
+            written = plot.goodput_cwnd(result, out)
+        elif args.kind == "overview":
+            plot.overview(result, out)
+            written = out
+        elif args.kind == "tseq":
+            plot.tseq(result, args.flow, window, path=out)
+            written = out
+        else:
+            getattr(plot, args.kind)(result, path=out)
+            written = out
+    except ValueError as e:  # tseq without captured packets, an unknown flow
+        print(f"error: {args.result_dir}: {e}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
     except OSError as e:
         print(f"error: {out}: {e}", file=sys.stderr)
         return EXIT_FAILURE

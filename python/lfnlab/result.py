@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -44,7 +44,8 @@ class Result:
         tcp: per TCP connection, the Web100-like trace: ``t, flow, srtt, ..., cwnd, ..., bytes_acked, bytes_read``.
         queues: per queue and bin: ``queue, t, bytes, packets, max_bytes, drops, enqueued``.
         packets: captured frames (``[[monitor]] capture_packets``): ``monitor, t, flow, dir,
-            kind, l3_bytes, seq, ack, payload``; empty when no monitor captures.
+            kind, l3_bytes, seq, ack, payload, win, sack_left, sack_right`` (TCP's advertised
+            window, bytes, and the first SACK block); empty when no monitor captures.
         hosts: per host and one-second bin, DMA and memory-bandwidth counters (spec 01 §2.6):
             ``host, t, dma_real_bytes, dma_gap_bytes, copy_bytes, frames, gap_frames,
             gap_wire_bytes, mem_app_bytes_per_s``.
@@ -115,7 +116,12 @@ def stopped_early(summary: Mapping[str, Any], origin: str, out_dir: Optional[Pat
     )
 
 
-def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Result:
+def run(
+    scenario: Scenario | str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    progress: Optional[Callable[[dict[str, float]], object]] = None,
+) -> Result:
     """Run a scenario to completion; write its result directory too if ``out`` is given.
 
     ``scenario`` is a :class:`Scenario` or the path of a scenario file. The GIL is
@@ -124,6 +130,11 @@ def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str]
     1/1000 of it and raises KeyboardInterrupt; a result directory given as ``out`` then
     holds the results of what ran, marked partial (``summary.json`` ``partial.limit`` is
     ``"interrupted"``).
+
+    ``progress``, if given, is called with a dict ``{"sim_s", "total_s", "events",
+    "wall_s"}`` (simulated seconds done and in all, events executed, wall seconds so far)
+    at most every 250 ms of wall time and once at the end, e.g. to drive a progress bar
+    in a notebook. An exception it raises stops the run like Ctrl-C and is raised.
 
     Raises InvalidInputError, SimulationError or OutputError (an existing ``out`` that
     is not an lfnlab result directory is never replaced).
@@ -136,6 +147,7 @@ def run(scenario: Scenario | str | os.PathLike[str], out: str | os.PathLike[str]
         None if out_dir is None else os.fspath(out_dir),
         scenario.origin,
         threading.current_thread() is threading.main_thread(),  # where Python's signal handlers run
+        progress,
     )
     summary = json.loads(summary_json)
     stopped = stopped_early(summary, scenario.origin, out_dir)

@@ -21,7 +21,8 @@ def dumbbell() -> b.Network:
     net.add(b.Link(snd, wan, rate="1Gbps", delay="0ms"))
     net.add(b.Link(wan, rcv, rate="500Mbps", delay="100ms", queue=b.DropTail(limit="128KiB")))
     net.add(b.Flow("bulk", snd, rcv, kind="tcp_bulk", cc="newreno", sndbuf="32MiB", rcvbuf="32MiB"))
-    net.add(b.Monitor(wan, rcv, bin="1ms"))
+    net.add(b.Monitor(wan, rcv, bin="1ms", capture_packets=30000, capture_from="2s"))
+    net.add(b.Monitor(wan, snd, bin="10ms", capture_packets=30000, capture_from="2s"))
     return net
 
 

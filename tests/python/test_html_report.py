@@ -228,6 +228,8 @@ def test_reproduction_report_in_the_browser(reproduction: Path, tmp_path: Path) 
     headers = [t[0] for t in r.dom.tables if t]
     for c in sorted(d.glob("*.csv")):
         rows = _csv_rows(c)
+        # A rate column in bit/s shows in Mbit/s on the page (issue 40).
+        rows[0] = [f"{h.removesuffix('_bps')} (Mbit/s)" if h.endswith("_bps") else h for h in rows[0]]
         assert rows[0] in headers, f"{c.name} is not on the page"
         shown = r.dom.tables[headers.index(rows[0])]
         assert len(shown) == len(rows), c.name
@@ -244,19 +246,26 @@ def test_reproduction_report_in_the_browser(reproduction: Path, tmp_path: Path) 
 @pytest.mark.engine
 def test_run_report_in_the_browser(tmp_path: Path) -> None:
     d = tmp_path / "dumbbell"
-    p = run_cli("run", ROOT / "examples" / "dumbbell.toml", "--set", "sim.duration=1s", "--out", d)
+    # 3 s: the example captures frames from 2 s on, so the page has its time-sequence graph.
+    p = run_cli("run", ROOT / "examples" / "dumbbell.toml", "--set", "sim.duration=3s", "--out", d)
     assert p.returncode == 0, p.stderr
     p = run_cli("report", d)
     assert p.returncode == 0, p.stderr
     assert f"report in {d / 'report.html'}" in p.stdout
     summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
     r = render(d / "report.html", tmp_path / "browser")
-    assert_offline_and_complete(r, "dumbbell: lfnlab run", 1)  # goodput and cwnd
+    assert_offline_and_complete(r, "dumbbell: lfnlab run", 2)  # the overview and the time-sequence graph
+    alts = [i["alt"] for i in r.dom.images]
+    assert alts == ["dumbbell: goodput, cwnd, bottleneck queue and RTT over time", "dumbbell: time-sequence graph"]
+    # Issue 40: the page says why the flow got its goodput, and rates are in Mbit/s.
+    assert "Why this goodput" in r.dom.headings
+    assert any(t.startswith("flow bulk") and "wire bound" in t and "=> " in t for t in r.dom.pres)
 
     tables = {tuple(t[0]): t for t in r.dom.tables if t}
     flows = next(t for h, t in tables.items() if h[:2] == ("name", "kind"))
     assert [row[0] for row in flows[1:]] == [f["name"] for f in summary["flows"]]
-    assert {"goodput_bps", "retransmitted_segments", "timeouts"} <= set(flows[0])
+    assert {"goodput (Mbit/s)", "retransmitted_segments", "timeouts"} <= set(flows[0])
+    assert flows[1][flows[0].index("goodput (Mbit/s)")] == f"{summary['flows'][0]['goodput_bps'] / 1e6:.2f}".rstrip("0").rstrip(".")
     queues = next(t for h, t in tables.items() if h[:3] == ("name", "enqueued", "dropped"))
     assert [row[0] for row in queues[1:]] == [q["name"] for q in summary["queues"]]
     # The scenario exactly as run.

@@ -88,3 +88,40 @@ def test_progress_json_lines(tmp_path: Path) -> None:
     assert lines[-1]["sim_s"] == 40.0
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
     assert lines[-1]["events"] == summary["events_executed"]
+
+
+def test_lfnlab_run_calls_its_progress_callable_up_to_the_end() -> None:
+    """Issue 40: `lfnlab.run(..., progress=f)` for a notebook's progress bar."""
+    import lfnlab
+
+    seen: list[dict[str, float]] = []
+    s = lfnlab.Scenario.from_file(ROOT / "examples" / "dumbbell.toml", set={"sim.duration": "40s"})
+    lfnlab.run(s, progress=seen.append)
+    assert len(seen) >= 2, seen
+    assert all(p["total_s"] == 40.0 for p in seen)
+    sim = [p["sim_s"] for p in seen]
+    assert sim == sorted(sim) and sim[-1] == 40.0, sim
+    events = [p["events"] for p in seen]
+    assert events == sorted(events) and events[-1] > 0
+    # At most one call per 250 ms of wall time, plus the one at the end.
+    assert len(seen) <= 2 + seen[-1]["wall_s"] / 0.25
+
+
+def test_an_exception_in_the_progress_callable_stops_the_run(tmp_path: Path) -> None:
+    import lfnlab
+
+    class Enough(Exception):
+        pass
+
+    def stop_at_one_second(p: dict[str, float]) -> None:
+        if p["sim_s"] >= 1.0:
+            raise Enough(p["sim_s"])
+
+    s = lfnlab.Scenario.from_file(ROOT / "examples" / "dumbbell.toml", set={"sim.duration": "600s"})
+    out = tmp_path / "stopped"
+    t0 = time.monotonic()
+    with pytest.raises(Enough):
+        lfnlab.run(s, out=out, progress=stop_at_one_second)
+    assert time.monotonic() - t0 < 60
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["partial"]["limit"] == "interrupted", summary.get("partial")

@@ -283,3 +283,17 @@ def test_result_files_round_trip_and_a_name_outside_the_run_is_refused(tmp_path:
         assert not target.exists()
         assert sorted(p.name for p in target.parent.iterdir()) == []  # the staging directory is gone too
     assert not (tmp_path / "evil").exists()
+
+
+def test_the_python_sweep_calls_a_progress_callable(tmp_path: Path) -> None:
+    """Issue 40: `lfnlab.sweep(..., progress=f)`: f gets the JSON line's fields at the
+    start, after each run and at the end."""
+    plan = write_plan(tmp_path / "limits.toml", [LIMITS])
+    seen: list[dict[str, object]] = []
+    index = lfnlab.sweep(plan, tmp_path / "out", workers=1, progress=seen.append)
+    assert len(index) == 2
+    # start, one update per run, finish
+    assert [p["done"] for p in seen] == [0, 1, 2, 2], seen
+    assert {p["kind"] for p in seen} == {"sweep"} and seen[-1]["remaining"] == 0 and seen[-1]["total"] == 2
+    with pytest.raises(lfnlab.errors.InvalidInputError, match="or a callable"):
+        lfnlab.sweep(plan, tmp_path / "out", progress="loud")

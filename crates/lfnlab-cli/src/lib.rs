@@ -54,8 +54,8 @@ enum Command {
     Report(ReportArgs),
     /// Measure the simulator's speed on fixed long-fat-network scenarios
     Bench(bench::BenchArgs),
-    /// Draw goodput and cwnd over time of a result directory (Python package only)
-    Plot(PlotArgs),
+    /// Draw a figure of a result directory: goodput_cwnd, overview, tseq, queue, rtt (Python package only)
+    Plot(PassArgs),
     /// Say why each TCP flow of a result got its goodput: utilisation, BDP, sending limits, losses (Python package only)
     Explain(PassArgs),
     /// Print the scenario schema (JSON Schema, for editors) or its Markdown key reference
@@ -115,15 +115,6 @@ struct ReproduceArgs {
     /// List the catalogue
     #[arg(long)]
     list: bool,
-}
-
-#[derive(Args, Debug)]
-struct PlotArgs {
-    /// Result directory written by `lfnlab run`
-    result_dir: PathBuf,
-    /// Figure file [default: RESULT_DIR/goodput_cwnd.png]
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

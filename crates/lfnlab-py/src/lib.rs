@@ -49,25 +49,56 @@ struct Finished {
 
 /// Wall time between two looks at Python's pending signals during an interruptible run.
 const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(50);
+/// Wall time between two calls of a run's `progress` callable (issue 40).
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 fn run_and_write(
     resolved_toml: &str,
     origin: &str,
     out_dir: Option<&Path>,
     interruptible: bool,
+    progress: Option<&Py<PyAny>>,
     interrupted: &mut Option<PyErr>,
 ) -> Result<Finished, Error> {
     let s = scenario::load_str(resolved_toml, origin, &[])?;
-    let mut last_look = Instant::now();
-    // Ctrl-C (issue 40): between slices of the run (`sim::run_observed`), at most every
-    // SIGNAL_CHECK_EVERY, run Python's signal handlers (`PyErr_CheckSignals`); an
-    // exception from one (KeyboardInterrupt) stops the run, marked partial.
-    let out: RunOutput = sim::run_observed(&s, &mut |_| {
-        if !interruptible || last_look.elapsed() < SIGNAL_CHECK_EVERY {
+    let started = Instant::now();
+    let mut last_look = started;
+    let mut last_report: Option<Instant> = None;
+    // Between slices of the run (`sim::run_observed`), with the GIL taken only when
+    // there is something to do: Ctrl-C (issue 40), at most every SIGNAL_CHECK_EVERY,
+    // runs Python's signal handlers (`PyErr_CheckSignals`); the `progress` callable,
+    // at most every PROGRESS_EVERY and once at the end, gets the run's progress. An
+    // exception from either (KeyboardInterrupt, or the callable's own) stops the
+    // run, marked partial.
+    let out: RunOutput = sim::run_observed(&s, &mut |p| {
+        let now = Instant::now();
+        let look = interruptible && now.duration_since(last_look) >= SIGNAL_CHECK_EVERY;
+        let report = progress.is_some()
+            && (p.sim_s >= p.total_s || last_report.is_none_or(|t| now.duration_since(t) >= PROGRESS_EVERY));
+        if !look && !report {
             return ControlFlow::Continue(());
         }
-        last_look = Instant::now();
-        match Python::attach(|py| py.check_signals()) {
+        if look {
+            last_look = now;
+        }
+        if report {
+            last_report = Some(now);
+        }
+        let outcome = Python::attach(|py| -> PyResult<()> {
+            if look {
+                py.check_signals()?;
+            }
+            if let Some(callback) = progress.filter(|_| report) {
+                let d = PyDict::new(py);
+                d.set_item("sim_s", p.sim_s)?;
+                d.set_item("total_s", p.total_s)?;
+                d.set_item("events", p.events)?;
+                d.set_item("wall_s", now.duration_since(started).as_secs_f64())?;
+                callback.bind(py).call1((d,))?;
+            }
+            Ok(())
+        });
+        match outcome {
             Ok(()) => ControlFlow::Continue(()),
             Err(e) => {
                 *interrupted = Some(e);
@@ -99,21 +130,24 @@ fn run_and_write(
 /// a signal handler's exception (KeyboardInterrupt) stops the run within about 50 ms of
 /// wall time plus one slice (1/1000 of the run) and is raised here; a result directory
 /// already has the results of what ran, marked partial (`summary.partial.limit =
-/// "interrupted"`).
+/// "interrupted"`). A `progress` callable gets a dict (`sim_s`, `total_s`, `events`,
+/// `wall_s`) at most every 250 ms of wall time and once at the end; an exception it
+/// raises stops the run the same way and is raised here.
 #[pyfunction]
-#[pyo3(signature = (resolved_toml, out_dir = None, origin = "<scenario>".to_string(), interruptible = false))]
+#[pyo3(signature = (resolved_toml, out_dir = None, origin = "<scenario>".to_string(), interruptible = false, progress = None))]
 fn run_scenario<'py>(
     py: Python<'py>,
     resolved_toml: String,
     out_dir: Option<PathBuf>,
     origin: String,
     interruptible: bool,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let (result, interrupted) = py.detach(move || {
         let mut interrupted = None;
         // A panic is a bug: report it as a SimulationError, not pyo3's PanicException
         // (a BaseException that `except Exception` would not catch).
-        let result = guard::catch(|| run_and_write(&resolved_toml, &origin, out_dir.as_deref(), interruptible, &mut interrupted));
+        let result = guard::catch(|| run_and_write(&resolved_toml, &origin, out_dir.as_deref(), interruptible, progress.as_ref(), &mut interrupted));
         (result, interrupted)
     });
     if let Some(e) = interrupted {

@@ -1,9 +1,11 @@
 """The page of one run's result directory (``lfnlab run SCENARIO --out DIR``, spec 00 §2.4).
 
-The run at a glance (``summary.json``'s scalars), one table per flow and per queue,
-every other non-empty per-element list of the summary (hosts, NICs, switches, …), the
-goodput and cwnd figure of :func:`lfnlab.plot.goodput_cwnd`, any other PNG in the
-directory, and the scenario exactly as run (``scenario.toml``).
+The run at a glance (``summary.json``'s scalars), one table per flow and per queue
+(rates in Mbit/s), the explanation of each TCP flow (:mod:`lfnlab.explain`), every
+other non-empty per-element list of the summary (hosts, NICs, switches, …), the
+overview figure of :func:`lfnlab.plot.overview` (goodput, cwnd, bottleneck queue, RTT),
+the time-sequence graph when packets were captured, any other PNG in the directory,
+and the scenario exactly as run (``scenario.toml``).
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ from .page import Page, pre, table
 
 __all__ = ["is_run", "render_run"]
 
-#: The figure `lfnlab plot` writes; the page draws it afresh from the tables.
-PLOT_PNG = "goodput_cwnd.png"
+#: The figures `lfnlab plot` writes by default; the page draws its own afresh from the tables.
+PLOT_PNGS = ("goodput_cwnd.png", "overview.png", "tseq.png")
 
 #: Per-flow and per-queue columns first, in this order (spec 00 §2.4); any others follow.
-FLOW_COLUMNS = ("name", "kind", "goodput_bps", "bytes_delivered", "retransmitted_segments", "timeouts")
+FLOW_COLUMNS = ("name", "kind", "goodput (Mbit/s)", "bytes_delivered", "retransmitted_segments", "timeouts")
+#: Per-flow summary entries the explanation section shows instead of the flows table.
+EXPLAINED = ("goodput_bps", "limited_s", "path", "slow_start_exit_s", "slow_start_exit_cwnd", "min_rtt_s")
 QUEUE_COLUMNS = ("name", "enqueued", "dropped", "drops_by_cause", "max_bytes")
 
 
@@ -48,16 +52,31 @@ def _records_table(records: list[Any], first: tuple[str, ...] = ()) -> str:
     return table(columns, [[_compact(r.get(c)) for c in columns] for r in rows])
 
 
-def _goodput_cwnd_png(d: Path) -> bytes:
-    from ..plot import goodput_cwnd
+def _load(d: Path) -> Any:
     from ..result import load_result
 
     try:
-        result = load_result(d)
+        return load_result(d)
     except OutputError as e:  # summary.json without the tables: not a result directory
         raise InvalidInputError(str(e)) from None
+
+
+def _png(draw: Any) -> bytes:
+    """The PNG that ``draw(path)`` writes."""
     with tempfile.TemporaryDirectory(prefix="lfnlab-report-") as tmp:
-        return read_png(goodput_cwnd(result, Path(tmp) / PLOT_PNG))
+        out = Path(tmp) / "figure.png"
+        draw(out)
+        return read_png(out)
+
+
+def _flow_row(f: Any) -> Any:
+    """A flow's summary entry for the table: goodput in Mbit/s, the explained entries left out."""
+    if not isinstance(f, dict):
+        return f
+    row = {k: v for k, v in f.items() if k not in EXPLAINED}
+    if isinstance(f.get("goodput_bps"), (int, float)):
+        row = {"goodput (Mbit/s)": round(f["goodput_bps"] / 1e6, 2), **row}
+    return row
 
 
 def render_run(d: Path) -> str:
@@ -80,21 +99,41 @@ def render_run(d: Path) -> str:
 
     page.section("Flows")
     flows = summary.get("flows") or []
-    page.add(_records_table(flows, FLOW_COLUMNS) if flows else '<p class="note">No flows.</p>')
+    page.add(_records_table([_flow_row(f) for f in flows], FLOW_COLUMNS) if flows else '<p class="note">No flows.</p>')
+    result = _load(d)
+    from ..explain import explain
+
+    explanation = explain(result) if result.scenario_toml is not None else None
+    if explanation is not None and explanation.flows:
+        page.section("Why this goodput")
+        page.add(pre(explanation.text()))
     page.section("Queues")
     queues = summary.get("queues") or []
     page.add(_records_table(queues, QUEUE_COLUMNS) if queues else '<p class="note">No queues.</p>')
 
+    from .. import plot
+
     page.section("Figures")
     page.add(
         figure_html(
-            _goodput_cwnd_png(d),
-            f"{name}: goodput and cwnd over time",
-            "Goodput of every flow (Mbit/s) and congestion window (segments) over time.",
+            _png(lambda out: plot.overview(result, out)),
+            f"{name}: goodput, cwnd, bottleneck queue and RTT over time",
+            "Goodput of every flow (Mbit/s) against the bottleneck's rate and wire bound; cwnd (segments) against "
+            "the BDP and BDP + buffer, with retransmissions (ticks) and RTOs (crosses); the bottleneck queue (KiB) "
+            "against its limit, with drops; srtt and min RTT (ms) against the base RTT.",
         )
     )
+    if len(result.packets):
+        page.add(
+            figure_html(
+                _png(lambda out: plot.tseq(result, path=out)),
+                f"{name}: time-sequence graph",
+                "Data segments (retransmissions in red), the cumulative ACK, the receive window's right edge and the "
+                "SACK blocks of the first captured flow, over the captured frames.",
+            )
+        )
     for p in sorted(d.glob("*.png")):
-        if p.name != PLOT_PNG:
+        if p.name not in PLOT_PNGS:
             page.heading(p.stem)
             page.add(figure_html(read_png(p), p.stem))
 

@@ -282,10 +282,20 @@ def _plot(frame: pd.DataFrame, axis: Axis, others: list[Axis], metric: str) -> O
     fig = Figure(figsize=(8.0, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.subplots()
+    # Rates in Mbit/s (issue 40: a human reads Mbit/s, not 1e8 offsets).
+    scale, ylabel = (1e-6, f"{metric.removesuffix('_bps')} (Mbit/s)") if metric.endswith("_bps") else (1.0, metric)
+    # A categorical axis (newreno, cubic) gets points only: a line between categories means nothing.
+    style = {"linestyle": "none"} if axis.kind == "" else {"linewidth": 1.2}
+    lowest = math.inf
     for label, pts in series:
         xs, mean, low, high = (list(v) for v in zip(*pts))
+        mean, low, high = ([y * scale for y in v] for v in (mean, low, high))
+        lowest = min(lowest, *low)
         yerr = [[max(0.0, m - lo) for m, lo in zip(mean, low)], [max(0.0, hi - m) for m, hi in zip(mean, high)]]
-        ax.errorbar(xs, mean, yerr=yerr, marker="o", markersize=4, capsize=3, linewidth=1.2, label=label)
+        ax.errorbar(xs, mean, yerr=yerr, marker="o", markersize=4, capsize=3, label=label, **style)
+    ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+    if lowest >= 0:
+        ax.set_ylim(bottom=0)
     if axis.log:
         ax.set_xscale("log")
         ax.minorticks_off()
@@ -293,7 +303,7 @@ def _plot(frame: pd.DataFrame, axis: Axis, others: list[Axis], metric: str) -> O
         ax.set_xticks([axis.x[t] for t in axis.values], labels=axis.values)
     unit = f" ({axis.kind})" if axis.kind not in ("", "number") else ""
     ax.set_xlabel(axis.key + unit)
-    ax.set_ylabel(metric)
+    ax.set_ylabel(ylabel)
     ax.set_title(f"{metric} against {axis.key}", fontsize="medium")
     ax.grid(True, alpha=0.3)
     if len(series) > 1 or others:

@@ -28,7 +28,14 @@ def _fmt(value: Any, digits: int = 6) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "n/a"
-        return f"{value:.{digits}g}"
+        text = f"{value:.{digits}g}"
+        # A value that only rounds to a whole number shows the digits that tell it is
+        # not one (issue 40: 06.V1 printed "1" for a ratio of 0.99999991).
+        d = digits
+        while math.isfinite(value) and value != round(value) and float(text) == round(value) and d < 17:
+            d += 1
+            text = f"{value:.{d}g}"
+        return text
     return str(value)
 
 

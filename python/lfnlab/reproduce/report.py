@@ -39,8 +39,19 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]], digits:
 
 
 def frame_markdown(frame: pd.DataFrame, digits: int) -> str:
-    rows = [[_native(v) for v in row] for row in frame.itertuples(index=False, name=None)]
-    return markdown_table([str(c) for c in frame.columns], rows, digits)
+    """A table for the report: a ``*_bps`` column shows in Mbit/s (issue 40: a human
+    reads rates in Mbit/s; the CSV keeps bit/s)."""
+    rates = [i for i, c in enumerate(frame.columns) if str(c).endswith("_bps")]
+    header = [f"{str(c).removesuffix('_bps')} (Mbit/s)" if i in rates else str(c) for i, c in enumerate(frame.columns)]
+    rows = [
+        [_mbit(_native(v)) if i in rates else _native(v) for i, v in enumerate(row)]
+        for row in frame.itertuples(index=False, name=None)
+    ]
+    return markdown_table(header, rows, digits)
+
+
+def _mbit(v: Any) -> Any:
+    return v / 1e6 if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
 
 def _native(v: Any) -> Any:

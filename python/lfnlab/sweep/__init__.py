@@ -47,7 +47,7 @@ def sweep(
     workers: Optional[int] = None,
     scheduler: Optional[str] = None,
     dask_local: bool = False,
-    progress: str = "auto",
+    progress: Union[str, Callable[[dict[str, object]], object]] = "auto",
 ) -> SweepIndex:
     """Run (or resume) the sweep ``plan`` into ``out``; return its run index.
 
@@ -61,7 +61,10 @@ def sweep(
         scheduler: a Dask scheduler address (``tcp://host:port``): run there.
         dask_local: run on a Dask ``LocalCluster``.
         progress: ``"auto"`` (a status line when stderr is a terminal), ``"json"``
-            (JSON lines on stderr) or ``"none"``.
+            (JSON lines on stderr), ``"none"``, or a callable, called with a dict of the
+            JSON line's fields (``done``, ``failed``, ``remaining``, ``total``,
+            ``reused``, ``lost``, ``elapsed_s``, ``eta_s``, ``kind``) at the start, after
+            each run and at the end, e.g. for a notebook's progress bar.
 
     Returns:
         The run index, a pandas DataFrame (:class:`~lfnlab.sweep.frame.SweepIndex`): one
@@ -78,21 +81,23 @@ def sweep(
     from .execute import make_backend
     from .frame import index_frame
     from .plan import load_plan
-    from .progress import MODES, make_progress
+    from .progress import MODES, CallbackProgress, make_progress
 
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidInputError(f"expected a positive whole number, got {workers!r}", "<arguments>", "workers")
     if scheduler is not None and dask_local:
         raise InvalidInputError("give a Dask scheduler or dask_local, not both", "<arguments>", "scheduler")
-    if progress not in MODES:
-        raise InvalidInputError(f"expected one of {', '.join(MODES)}, got {progress!r}", "<arguments>", "progress")
+    if not callable(progress) and progress not in MODES:
+        raise InvalidInputError(
+            f"expected one of {', '.join(MODES)} or a callable, got {progress!r}", "<arguments>", "progress"
+        )
     checked = load_plan(plan)
     out_dir = Path(out) if out is not None else Path("out") / checked.name
     report = run_sweep(
         checked,
         out_dir,
         make_backend(workers, scheduler, dask_local),
-        make_progress(progress, name=checked.name),
+        CallbackProgress(progress) if callable(progress) else make_progress(progress, name=checked.name),
         out_argument="out",
     )
     if report.lost:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..errors import OutputError
 from ..result import RESULT_FILES, TABLES, Result, _frame_from_parquet, load_result
-from .store import INDEX_FILE, RECORD_FILE, RUNS_DIR
+from .store import INDEX_FILE, INDEX_LEAD_COLUMNS, RECORD_FILE, RUNS_DIR
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -164,7 +164,17 @@ class SweepIndex(pd.DataFrame):
 
 
 def index_frame(table: pa.Table, sweep_dir: Path, counts: dict[str, int]) -> SweepIndex:
+    """The index as a DataFrame. Each axis column (between the lead columns and
+    ``wall_seconds``, ``store.index_table``) is an ordered categorical in the plan's
+    order, as the rows (in grid order) first show its values: a sort or a pivot then
+    follows the plan (``32KiB, 128KiB, 512KiB``), not the text (issue 40)."""
     frame = SweepIndex(table.to_pandas())
+    columns = list(frame.columns)
+    if "wall_seconds" in columns:
+        for key in columns[len(INDEX_LEAD_COLUMNS) : columns.index("wall_seconds")]:
+            values = frame[key]
+            order = list(dict.fromkeys(v for v in values if isinstance(v, str)))
+            frame[key] = pd.Categorical(values, categories=order, ordered=True)
     frame.attrs["sweep_dir"] = os.fspath(sweep_dir)
     frame.attrs["sweep"] = dict(counts)
     return frame

@@ -4,11 +4,14 @@
 Columns, after the run's parameters:
 
 - totals over flows: ``goodput_bps``, ``bytes_delivered``, ``retransmitted_segments``,
-  ``timeouts``, ``fast_retransmits``; over queues: ``queue_drops``;
+  ``timeouts``, ``fast_retransmits``, ``rcvbuf_drops``; over queues: ``queue_drops``;
 - ``duration_s``, the simulated duration;
 - per flow (by name): ``flow.<name>.goodput_bps``, ``.bytes_delivered``,
-  ``.retransmitted_segments``, ``.timeouts``, ``.fast_retransmits``, ``.completion_s``;
-- per queue (by name): ``queue.<name>.enqueued``, ``.dropped``, ``.max_bytes``.
+  ``.retransmitted_segments``, ``.timeouts``, ``.fast_retransmits``, ``.rcvbuf_drops``,
+  ``.completion_s``, and for a TCP flow with a known path ``.utilisation`` (goodput over
+  the bottleneck's wire bound, ``path.wire_bound_bps``);
+- per queue (by name): ``queue.<name>.enqueued``, ``.dropped``, ``.max_bytes``, and
+  ``.dropped.<cause>`` for each cause with drops (``drops_by_cause``: tail, red, …).
 
 Wall-clock fields (``wall_seconds``, which differs from run to run) are not metrics.
 """
@@ -23,7 +26,7 @@ __all__ = ["flatten", "TOTALS", "FLOW_FIELDS", "QUEUE_FIELDS"]
 Number = Union[int, float, None]
 
 #: Summed over flows.
-TOTALS = ("goodput_bps", "bytes_delivered", "retransmitted_segments", "timeouts", "fast_retransmits")
+TOTALS = ("goodput_bps", "bytes_delivered", "retransmitted_segments", "timeouts", "fast_retransmits", "rcvbuf_drops")
 #: Per flow.
 FLOW_FIELDS = (*TOTALS, "completion_s")
 #: Per queue.
@@ -62,7 +65,16 @@ def flatten(summary: Mapping[str, Any]) -> dict[str, Number]:
     for name, flow in zip(_names(flows, "flow"), flows):
         for field in FLOW_FIELDS:
             out[f"{name}.{field}"] = _number(flow.get(field))
+        path = flow.get("path")
+        bound = _number(path.get("wire_bound_bps")) if isinstance(path, Mapping) else None
+        goodput = _number(flow.get("goodput_bps"))
+        if bound and goodput is not None:
+            out[f"{name}.utilisation"] = goodput / bound
     for name, queue in zip(_names(queues, "queue"), queues):
         for field in QUEUE_FIELDS:
             out[f"{name}.{field}"] = _number(queue.get(field))
+        causes = queue.get("drops_by_cause")
+        if isinstance(causes, Mapping):
+            for cause, n in sorted(causes.items()):
+                out[f"{name}.dropped.{cause}"] = _number(n)
     return out

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, TextIO
 
-__all__ = ["Tally", "Progress", "NoProgress", "JsonProgress", "TerminalProgress", "make_progress", "MODES"]
+__all__ = ["Tally", "Progress", "NoProgress", "JsonProgress", "CallbackProgress", "TerminalProgress", "make_progress", "MODES"]
 
 #: ``--progress`` values.
 MODES = ("auto", "json", "none")
@@ -124,6 +124,21 @@ class JsonProgress(Progress):
     start = _emit
     update = _emit
     finish = _emit
+
+
+class CallbackProgress(Progress):
+    """Calls ``f`` with the tally as a dict (the JSON line's fields) at the start, after
+    each run and at the end: the Python API's ``progress=callable`` (issue 40)."""
+
+    def __init__(self, f: Callable[[dict[str, object]], object]) -> None:
+        self.f = f
+
+    def _call(self, tally: Tally) -> None:
+        self.f(tally.as_json())
+
+    start = _call
+    update = _call
+    finish = _call
 
 
 def _clock(seconds: Optional[float]) -> str:

@@ -58,7 +58,7 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
     "queues": [("queue", S), ("t", F), ("bytes", U), ("packets", U), ("max_bytes", U), ("drops", U), ("enqueued", U)],
     "packets": [
         ("monitor", S), ("t", F), ("flow", S), ("dir", U), ("kind", S), ("l3_bytes", U), ("seq", U), ("ack", U),
-        ("payload", U),
+        ("payload", U), ("win", U), ("sack_left", U), ("sack_right", U),
     ],
     "hosts": [
         ("host", S), ("t", F), ("dma_real_bytes", U), ("dma_gap_bytes", U), ("copy_bytes", U), ("frames", U),

@@ -21,6 +21,9 @@ pub struct Capture {
     seq: Vec<u64>,
     ack: Vec<u64>,
     payload: Vec<u64>,
+    win: Vec<u64>,
+    sack_left: Vec<u64>,
+    sack_right: Vec<u64>,
     /// Frames not captured because the limit was reached.
     pub missed: u64,
 }
@@ -53,6 +56,17 @@ impl Capture {
         self.seq.push(p.tcp.seq);
         self.ack.push(p.tcp.ack);
         self.payload.push(p.tcp.payload as u64);
+        self.win.push(if p.kind == PacketKind::Tcp { p.tcp.window() } else { 0 });
+        // The first SACK block that carries a range: the one holding the segment that
+        // triggered the ACK (RFC 2018 §4); a D-SACK's range is not carried.
+        let first = usize::from(p.tcp.dsack);
+        let (l, r) = if p.kind == PacketKind::Tcp && (p.tcp.sack_n as usize) > first {
+            p.tcp.sack_block(first)
+        } else {
+            (0, 0)
+        };
+        self.sack_left.push(l);
+        self.sack_right.push(r);
     }
 
     /// Append this capture's rows, labelled with the monitor's name.
@@ -68,6 +82,9 @@ impl Capture {
         cols.seq.append(&mut self.seq);
         cols.ack.append(&mut self.ack);
         cols.payload.append(&mut self.payload);
+        cols.win.append(&mut self.win);
+        cols.sack_left.append(&mut self.sack_left);
+        cols.sack_right.append(&mut self.sack_right);
     }
 }
 
@@ -82,13 +99,19 @@ pub struct PacketsColumns {
     pub seq: Vec<u64>,
     pub ack: Vec<u64>,
     pub payload: Vec<u64>,
+    pub win: Vec<u64>,
+    pub sack_left: Vec<u64>,
+    pub sack_right: Vec<u64>,
 }
 
 impl PacketsColumns {
     /// `packets.parquet`: t = start of transmission (s), or arrival of the
     /// last bit at an ingress monitor; dir 0 = from the flow's `from` host;
     /// seq/ack relative byte numbers (TCP) or the datagram's per-stream
-    /// sequence number (`udp_cbr`, spec 05 §2.5); payload bytes.
+    /// sequence number (`udp_cbr`, spec 05 §2.5); payload bytes; TCP's
+    /// advertised window in bytes (`win`, scaled) and the first SACK block
+    /// with a range (`sack_left`, `sack_right`; 0, 0 without one): the
+    /// receive-window and SACK lines of a time-sequence graph (issue 40).
     pub fn into_table(self) -> Table {
         Table::new(
             "packets",
@@ -102,6 +125,9 @@ impl PacketsColumns {
                 ("seq", Column::U64(self.seq)),
                 ("ack", Column::U64(self.ack)),
                 ("payload", Column::U64(self.payload)),
+                ("win", Column::U64(self.win)),
+                ("sack_left", Column::U64(self.sack_left)),
+                ("sack_right", Column::U64(self.sack_right)),
             ],
         )
     }

@@ -197,8 +197,8 @@ def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
     ]
     (short_rtt, _), (long_rtt, long_d) = p.runs[0], p.runs[-1]
     out.figures += [
-        _rate_figure(p, "F4.3a", short_rtt, by_rtt[short_rtt][0], router=False),
-        _rate_figure(p, "F4.3b", long_rtt, by_rtt[long_rtt][0], router=True),
+        _rate_figure(p, "F4.3a", short_rtt, by_rtt[short_rtt][0]),
+        _rate_figure(p, "F4.3b", long_rtt, by_rtt[long_rtt][0]),
         _cpu_figure(p, long_rtt, long_d, by_rtt[long_rtt][0]),
     ]
     out.notes += [
@@ -382,7 +382,9 @@ def _expectations(p: Params, t43: pd.DataFrame, cpu: pd.DataFrame) -> list[dict[
 # ------------------------------------------------------------------ figures
 
 
-def _rate_figure(p: Params, name: str, rtt_s: float, run: Mapping[str, Any], router: bool) -> Figure:
+def _rate_figure(p: Params, name: str, rtt_s: float, run: Mapping[str, Any]) -> Figure:
+    # Both RTTs show the router counter where the run has it (issue 40: F4.3a lacked it).
+    router = run["bins"].get("router") is not None
     fig, (a, b) = new_figure(2, 1, width=8.0, height=6.5, sharex=True)
     t = run["bin_end"]
     a.step(t, run["bins"]["sender"] / GBPS, where="post", color="C0", label="sender (app_tx_rate)")
