@@ -57,7 +57,12 @@ pub struct SndLimits {
     since: SimTime,
     /// Time under each limit before `since`.
     time: [Span; 5],
-    /// The same time by [`LimDetail`].
+    /// The same time by [`LimDetail`], before `detail_since`. Kept apart from
+    /// `since` so that the five-way split (the trace's `lim_*_s`) moves only
+    /// when the limit does: a socket may account at a time ahead of a trace
+    /// sample (a host's CPU or bus model), and the split must not depend on
+    /// when the finer detail changed.
+    detail_since: SimTime,
     detail_time: [Span; 8],
 }
 
@@ -68,6 +73,7 @@ impl Default for SndLimits {
             detail: LimDetail::Application,
             since: SimTime::ZERO,
             time: [Span::ZERO; 5],
+            detail_since: SimTime::ZERO,
             detail_time: [Span::ZERO; 8],
         }
     }
@@ -77,17 +83,20 @@ impl SndLimits {
     /// Accounting starts at `now` (the connection is established).
     pub fn start(&mut self, now: SimTime) {
         self.since = now;
+        self.detail_since = now;
     }
 
     /// The limit is `lim` (finer: `detail`) from `now` on.
     pub fn set(&mut self, now: SimTime, lim: SndLim, detail: LimDetail) {
         debug_assert!(Self::consistent(lim, detail), "{lim:?} with {detail:?}");
-        if lim != self.current || detail != self.detail {
-            let spent = now.since(self.since);
-            self.time[self.current as usize] = self.time[self.current as usize] + spent;
-            self.detail_time[self.detail as usize] = self.detail_time[self.detail as usize] + spent;
+        if lim != self.current {
+            self.time[self.current as usize] = self.time[self.current as usize] + now.since(self.since);
             self.since = now;
             self.current = lim;
+        }
+        if detail != self.detail {
+            self.detail_time[self.detail as usize] = self.detail_time[self.detail as usize] + now.since(self.detail_since);
+            self.detail_since = now;
             self.detail = detail;
         }
     }
@@ -114,7 +123,7 @@ impl SndLimits {
     /// Time spent under each [`LimDetail`] up to `now`; sums to the same total as [`time_at`](Self::time_at).
     pub fn detail_time_at(&self, now: SimTime) -> [Span; 8] {
         let mut t = self.detail_time;
-        t[self.detail as usize] = t[self.detail as usize] + now.since(self.since);
+        t[self.detail as usize] = t[self.detail as usize] + now.since(self.detail_since);
         t
     }
 }
