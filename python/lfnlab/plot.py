@@ -374,11 +374,14 @@ def tseq(
     path: Optional[str | os.PathLike[str]] = None,
 ) -> Axes:
     """Time-sequence graph of ``flow`` (default: the first captured) over ``window`` =
-    (t0, t1) s: each data segment as a vertical bar from its first to its last byte
+    (t0, t1) s (default: the span of its captured data segments): each data segment as a vertical bar from its first to its last byte
     (MB, relative to the first byte; retransmissions in red), the cumulative ACK as a
     step line, the receive window's right edge (ACK + advertised window), and the SACK
     blocks as bars. Needs ``packets.parquet`` (a ``[[monitor]] capture_packets``)."""
     name, data, acks = _tseq_rows(result, flow)
+    if window is None and len(data):
+        # By default the span of the captured data: ACKs captured past it have nothing to answer.
+        window = (float(data["t"].min()), float(data["t"].max()))
     if window is not None:
         t0, t1 = window
         data = data[(data["t"] >= t0) & (data["t"] <= t1)]
