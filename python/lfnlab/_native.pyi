@@ -39,7 +39,7 @@ def run_scenario(
 
     With ``interruptible`` (call it so from the main thread) Python's signal handlers run
     every 50 ms of the run; the exception of one (KeyboardInterrupt on Ctrl-C) stops the
-    run and is raised, the result directory holding what ran, marked partial.
+    run and is raised, and no result directory is written.
     ``progress`` is called with ``{"sim_s", "total_s", "events", "wall_s"}`` at most every
     250 ms of wall time and once at the end; an exception it raises stops the run the
     same way.

@@ -127,9 +127,8 @@ def run(
     ``scenario`` is a :class:`Scenario` or the path of a scenario file. The GIL is
     released during the run, so other Python threads keep going. Called from the main
     thread, Ctrl-C (Jupyter's "interrupt kernel") stops the run within about 50 ms plus
-    1/1000 of it and raises KeyboardInterrupt; a result directory given as ``out`` then
-    holds the results of what ran, marked partial (``summary.json`` ``partial.limit`` is
-    ``"interrupted"``).
+    1/1000 of it and raises KeyboardInterrupt; nothing is written to ``out`` then (a
+    directory that was there is left as it was).
 
     ``progress``, if given, is called with a dict ``{"sim_s", "total_s", "events",
     "wall_s"}`` (simulated seconds done and in all, events executed, wall seconds so far)

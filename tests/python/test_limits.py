@@ -97,8 +97,8 @@ def test_a_killed_run_never_leaves_a_file_that_looks_complete(tmp_path: Path) ->
 
 def test_ctrl_c_stops_lfnlab_run_in_python_promptly_and_marks_the_result(tmp_path: Path) -> None:
     """Issue 40: SIGINT during `lfnlab.run()` (Jupyter's "interrupt kernel") was ignored
-    until the run finished. The run (about 30 s of wall time uninterrupted) now stops
-    within a second and raises KeyboardInterrupt; its result directory is marked partial."""
+    until the run finished. The run (minutes of wall time uninterrupted) now stops within
+    2 s of the signal and raises KeyboardInterrupt, leaving no result directory behind."""
     import sys
 
     out = tmp_path / "out"
@@ -116,9 +116,8 @@ def test_ctrl_c_stops_lfnlab_run_in_python_promptly_and_marks_the_result(tmp_pat
     _, err = p.communicate(timeout=60)
     waited = time.monotonic() - sent
     assert p.returncode != 0 and "KeyboardInterrupt" in err, err
-    assert waited < 5.0, f"stopped {waited:.1f} s after SIGINT"
-    partial = json.loads((out / "summary.json").read_text(encoding="utf-8"))["partial"]
-    assert partial["limit"] == "interrupted" and 0 < partial["stopped_at_s"] < 6000, partial
+    assert waited < 2.0, f"stopped {waited:.1f} s after SIGINT"
+    assert not out.exists(), sorted(p.name for p in out.iterdir())
 
 
 def test_ctrl_c_stops_lfnlab_run_with_a_message_and_exit_130(tmp_path: Path) -> None:

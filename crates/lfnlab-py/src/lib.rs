@@ -106,7 +106,9 @@ fn run_and_write(
             }
         }
     })?;
-    if let Some(dir) = out_dir {
+    // An interrupted run (Ctrl-C, or the progress callable's exception) leaves no
+    // result directory behind (issue 40 acceptance): the caller raises the exception.
+    if let Some(dir) = out_dir.filter(|_| interrupted.is_none()) {
         write_dir(dir, &out)?;
     }
     Ok(Finished {
@@ -128,9 +130,8 @@ fn run_and_write(
 /// `flows`, `tcp`, `queues`, `packets` as Arrow IPC streams. The GIL is released meanwhile.
 /// With `interruptible` (a call from Python's main thread, where signal handlers run),
 /// a signal handler's exception (KeyboardInterrupt) stops the run within about 50 ms of
-/// wall time plus one slice (1/1000 of the run) and is raised here; a result directory
-/// already has the results of what ran, marked partial (`summary.partial.limit =
-/// "interrupted"`). A `progress` callable gets a dict (`sim_s`, `total_s`, `events`,
+/// wall time plus one slice (1/1000 of the run) and is raised here; no result directory
+/// is written (`lfnlab run` on the command line writes what ran, marked partial). A `progress` callable gets a dict (`sim_s`, `total_s`, `events`,
 /// `wall_s`) at most every 250 ms of wall time and once at the end; an exception it
 /// raises stops the run the same way and is raised here.
 #[pyfunction]
