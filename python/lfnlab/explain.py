@@ -246,13 +246,13 @@ def _verdict(i: int, e: dict[str, Any], spec: dict[str, Any]) -> tuple[str, str,
     key = f"flow[{i}]"
     if top == "rwnd":
         rwnd = e["rwnd_bytes"]
-        rcvbuf = _spec_size(spec, "rcvbuf")
+        rcvbuf = _spec_size(spec, "rcvbuf") or _spec_size(spec.get("tcp") or {}, "rmem_max")
         held = f" at {rwnd / bdp:.2f} BDP" if rwnd else ""
         # The buffer that gives the needed window: the profile's buffer-to-window ratio (1/φ).
         size = _mib_ceil(need * (rcvbuf / rwnd if rwnd and rcvbuf else 1.0))
         return (
             "rwnd",
-            f"the receive window: rcvbuf {_fmt_size(rcvbuf)} holds the window{held} "
+            f"the receive window: {_buffer_words(spec, 'rcvbuf', 'rmem_max')} holds the window{held} "
             f"({100 * share['rwnd']:.0f} % of the time); a rcvbuf of {_fmt_size(size)} "
             f"(a window of {HEADROOM_BDP:g} × BDP + the bottleneck queue) lifts it",
             {f"{key}.rcvbuf": _fmt_size(size)},
@@ -261,7 +261,7 @@ def _verdict(i: int, e: dict[str, Any], spec: dict[str, Any]) -> tuple[str, str,
         size = _mib_ceil(2 * need)
         return (
             "sndbuf",
-            f"the send buffer: sndbuf {_fmt_size(_spec_size(spec, 'sndbuf'))} runs full "
+            f"the send buffer: {_buffer_words(spec, 'sndbuf', 'wmem_max')} runs full "
             f"({100 * share['sndbuf']:.0f} % of the time) and holds the flight under "
             f"{HEADROOM_BDP:g} × BDP; a sndbuf of {_fmt_size(size)} lifts it",
             {f"{key}.sndbuf": _fmt_size(size)},
@@ -379,11 +379,20 @@ def _queue_limit(scenario: dict[str, Any], port: str, mss: int) -> tuple[Optiona
     return None, None
 
 
+def _buffer_words(spec: dict[str, Any], key: str, limit: str) -> str:
+    """``rcvbuf 256KiB``, or for a buffer the flow leaves to autotuning its era's limit."""
+    size = _spec_size(spec, key)
+    if size is not None:
+        return f"{key} {_fmt_size(size)}"
+    return f"the autotuned {key} (up to {limit} {(spec.get('tcp') or {}).get(limit, '?')})"
+
+
 def _window_bytes(spec: dict[str, Any], tcp: dict[str, Any], which: str) -> Optional[float]:
     """The window a receive buffer allows: φ·rcvbuf under ``linux_fraction``
     (φ from ``adv_win_scale``, spec 06 §2.3), the whole buffer under ``full_buffer``;
-    ``setsockopt`` semantics double the memory first."""
-    size = _spec_size(spec, which)
+    ``setsockopt`` semantics double the memory first. A buffer the flow leaves to
+    autotuning counts at its limit (``tcp.rmem_max``)."""
+    size = _spec_size(spec, which) or _spec_size(tcp, "rmem_max")
     if size is None:
         return None
     memory = size * (2 if tcp.get("buffer_semantics") == "setsockopt" else 1)
