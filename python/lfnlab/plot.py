@@ -191,14 +191,14 @@ def _counter_steps(rows: pd.DataFrame, column: str) -> np.ndarray:
     return t[1:][np.diff(v) > 0]
 
 
-def _draw_goodput(result: Result, ax: Axes) -> None:
+def _draw_goodput(result: Result, ax: Axes, paths: dict[str, Any]) -> None:
     series = goodput_series(result)
     for flow, (t, mbps) in series.items():
         ax.plot(t, mbps, label=flow, linewidth=1.0)
     if not series:
         _no_data(ax, "goodput data (TCP trace off and no monitors)")
     drawn: set[tuple[str, int]] = set()
-    for e in _paths(result).values():
+    for e in paths.values():
         if (e.bottleneck, e.bottleneck_bps) in drawn:
             continue
         drawn.add((e.bottleneck, e.bottleneck_bps))
@@ -208,10 +208,9 @@ def _draw_goodput(result: Result, ax: Axes) -> None:
     ax.set_ylim(bottom=0)
 
 
-def _draw_cwnd(result: Result, ax: Axes) -> None:
+def _draw_cwnd(result: Result, ax: Axes, paths: dict[str, Any]) -> None:
     tcp = result.tcp
     series = _cwnd_series(tcp)
-    paths = _paths(result)
     for flow, (t, w) in series.items():
         (line,) = ax.plot(t, w, label=f"{flow} cwnd", linewidth=1.0, drawstyle="steps-post")
         color = line.get_color()
@@ -240,15 +239,15 @@ def _draw_cwnd(result: Result, ax: Axes) -> None:
     ax.set_ylim(bottom=0)
 
 
-def _bottleneck_queue(result: Result) -> Optional[str]:
-    for e in _paths(result).values():
+def _bottleneck_queue(paths: dict[str, Any]) -> Optional[str]:
+    for e in paths.values():
         return str(e.bottleneck)
     return None
 
 
-def _draw_queue(result: Result, ax: Axes, name: Optional[str] = None) -> None:
+def _draw_queue(result: Result, ax: Axes, paths: dict[str, Any], name: Optional[str] = None) -> None:
     q = result.queues
-    name = name or _bottleneck_queue(result)
+    name = name or _bottleneck_queue(paths)
     rows = q[q["queue"] == name].sort_values("t", kind="stable") if name is not None and len(q) else q.iloc[0:0]
     if not len(rows):
         _no_data(ax, f"queue trace of {name}" if name else "queue trace")
@@ -258,7 +257,7 @@ def _draw_queue(result: Result, ax: Axes, name: Optional[str] = None) -> None:
     ax.plot(t, rows["bytes"].to_numpy(dtype=float) / 1024, linewidth=1.0, drawstyle="steps-post", label=f"{name} at bin end")
     if "max_bytes" in rows.columns:
         ax.plot(t, rows["max_bytes"].to_numpy(dtype=float) / 1024, linewidth=0.6, alpha=0.6, drawstyle="steps-post", label="bin maximum")
-    limit = next((e.buffer_bytes for e in _paths(result).values() if e.bottleneck == name and e.buffer_bytes), None)
+    limit = next((e.buffer_bytes for e in paths.values() if e.bottleneck == name and e.buffer_bytes), None)
     if limit is not None:
         ax.axhline(limit / 1024, color="black", linestyle="--", linewidth=0.8, label=f"limit {limit / 1024:.0f} KiB")
     drops = rows["drops"].to_numpy(dtype=float) if "drops" in rows.columns else np.zeros(len(rows))
@@ -270,7 +269,7 @@ def _draw_queue(result: Result, ax: Axes, name: Optional[str] = None) -> None:
     ax.set_ylim(bottom=0)
 
 
-def _draw_rtt(result: Result, ax: Axes) -> None:
+def _draw_rtt(result: Result, ax: Axes, paths: dict[str, Any]) -> None:
     tcp = result.tcp
     if not len(tcp) or not {"srtt", "min_rtt"} <= set(tcp.columns):
         _no_data(ax, "TCP trace")
@@ -282,7 +281,7 @@ def _draw_rtt(result: Result, ax: Axes) -> None:
         (line,) = ax.plot(t, rows["srtt"].to_numpy(dtype=float) * 1e3, linewidth=1.0, label=f"{flow} srtt")
         ax.plot(t, rows["min_rtt"].to_numpy(dtype=float) * 1e3, linewidth=0.8, linestyle="--", color=line.get_color(), label=f"{flow} min RTT")
     drawn = set()
-    for e in _paths(result).values():
+    for e in paths.values():
         if round(e.base_rtt_s, 9) not in drawn:
             drawn.add(round(e.base_rtt_s, 9))
             ax.axhline(e.base_rtt_s * 1e3, color="black", linestyle=":", linewidth=0.8, label=f"base RTT {e.base_rtt_s * 1e3:g} ms")
@@ -292,30 +291,31 @@ def _draw_rtt(result: Result, ax: Axes) -> None:
 
 def goodput(result: Result, ax: Optional[Axes] = None, *, path: Optional[str | os.PathLike[str]] = None) -> Axes:
     """Goodput per flow (Mbit/s) with the bottleneck's rate and wire bound."""
-    return _single(lambda a: _draw_goodput(result, a), result, ax, path, "goodput")
+    return _single(lambda a: _draw_goodput(result, a, _paths(result)), result, ax, path, "goodput")
 
 
 def cwnd(result: Result, ax: Optional[Axes] = None, *, path: Optional[str | os.PathLike[str]] = None) -> Axes:
     """cwnd per flow (segments) with BDP and BDP + buffer, retransmission ticks and RTO crosses."""
-    return _single(lambda a: _draw_cwnd(result, a), result, ax, path, "cwnd")
+    return _single(lambda a: _draw_cwnd(result, a, _paths(result)), result, ax, path, "cwnd")
 
 
 def queue(result: Result, ax: Optional[Axes] = None, *, name: Optional[str] = None, path: Optional[str | os.PathLike[str]] = None) -> Axes:
     """Occupancy of queue ``name`` (default: the first flow's bottleneck) in KiB, from the
     queues table (a ``[[monitor]]`` on that link), with its limit and its drops."""
-    return _single(lambda a: _draw_queue(result, a, name), result, ax, path, "bottleneck queue")
+    return _single(lambda a: _draw_queue(result, a, _paths(result), name), result, ax, path, "bottleneck queue")
 
 
 def rtt(result: Result, ax: Optional[Axes] = None, *, path: Optional[str | os.PathLike[str]] = None) -> Axes:
     """srtt and min RTT per flow (ms) with the path's base RTT."""
-    return _single(lambda a: _draw_rtt(result, a), result, ax, path, "RTT")
+    return _single(lambda a: _draw_rtt(result, a, _paths(result)), result, ax, path, "RTT")
 
 
 def overview(result: Result, path: Optional[str | os.PathLike[str]] = None, *, title: Optional[str] = None) -> Figure:
     """Goodput, cwnd, bottleneck queue and RTT, stacked on one time axis."""
     fig, axes = _new_figure(4, 11)
+    paths = _paths(result)  # the explanation once for all four panels
     for draw, ax in zip((_draw_goodput, _draw_cwnd, _draw_queue, _draw_rtt), axes):
-        draw(result, ax)
+        draw(result, ax, paths)
         _finish(ax)
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(_title(result, "overview", title))
@@ -330,8 +330,9 @@ def goodput_cwnd(result: Result, path: str | os.PathLike[str], *, title: Optiona
     Returns the path written.
     """
     fig, (ax_goodput, ax_cwnd) = _new_figure(2, 6.5)
-    _draw_goodput(result, ax_goodput)
-    _draw_cwnd(result, ax_cwnd)
+    paths = _paths(result)
+    _draw_goodput(result, ax_goodput, paths)
+    _draw_cwnd(result, ax_cwnd, paths)
     for ax in (ax_goodput, ax_cwnd):
         _finish(ax)
     ax_cwnd.set_xlabel("time (s)")
