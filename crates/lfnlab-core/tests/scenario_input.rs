@@ -876,7 +876,7 @@ fn gap_packet_keys() {
     assert_err(load(&with_qdisc("{ kind = \"ipg\", limit = 3 }")), "test.toml", "node[0].qdisc.limit", "txqueuelen");
     assert_err(load(&with_qdisc("{ kind = \"ipg\", gap_pkt_min = \"60B\" }")), "test.toml", "node[0].qdisc.gap_pkt_min", "expected at least 84 B");
     assert_err(load(&with_qdisc("{ kind = \"ipg\", gap_pkt_max = \"100B\" }")), "test.toml", "node[0].qdisc.gap_pkt_max", "at least twice gap_pkt_min");
-    assert_err(load(&with_qdisc("{ kind = \"ipg\", size_basis = \"bits\" }")), "test.toml", "node[0].qdisc.size_basis", "\"wire\", \"frame\", \"ip\"");
+    assert_err(load(&with_qdisc("{ kind = \"ipg\", size_basis = \"bits\" }")), "test.toml", "node[0].qdisc.size_basis", "\"mss\", \"wire\", \"frame\", \"ip\"");
     assert_err(load(&with_qdisc("{ kind = \"ipg\", rate_source = \"fixed\" }")), "test.toml", "node[0].qdisc.rate", "needs a rate");
     assert_err(load(&with_qdisc("{ kind = \"ipg\", rate = \"1MB/s\" }")), "test.toml", "node[0].qdisc.rate", "applies only to rate_source");
     let classes = |c: &str| with_qdisc(&format!("{{ kind = \"ipg\", classes = [{c}] }}"));

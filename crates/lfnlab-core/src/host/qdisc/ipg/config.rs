@@ -16,10 +16,15 @@ pub enum RateSource {
     Min,
 }
 
-/// Which size `packet_size` in equations (1)–(3) counts (spec 01 §5 point 1).
+/// Which size `packet_size` in equations (1)–(3) counts (spec 01 §2.2, §5 point 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SizeBasis {
-    /// Frame + preamble/SFD + IPG (default: makes equation (2) exact).
+    /// The payload MSS in equation (1), the rate applied to wire bytes (default):
+    /// the paced wire rate is cwnd × MSS / RTT. Released PSPacer 2.2.1,
+    /// `kernel/sch_psp.c` `estimate_target_rate` (`tp->snd_cwnd * tp->mss_cache`)
+    /// with `update_clocks` advancing the class clock by `len + HW_GAP + FCS`.
+    Mss,
+    /// Frame + preamble/SFD + IPG (makes equation (2) exact).
     Wire,
     /// L2 frame bytes.
     Frame,
@@ -27,9 +32,16 @@ pub enum SizeBasis {
     Ip,
 }
 
-/// Which RTT equation (1) divides by (spec 01 §5 point 2).
+/// Which RTT equation (1) divides by (spec 01 §2.2, §5 point 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RttEstimator {
+    /// srtt minus the class's smoothed sender-side queuing time (default).
+    /// Released PSPacer 2.2.1, `kernel/sch_psp.c`: `estimate_target_rate`
+    /// (`rtt = srtt − qtime`, a non-positive difference keeps the previous rate)
+    /// and `psp_dequeue` (qtime ← qtime − qtime/16 + sample/16, the first sample
+    /// taken as is).
+    SrttMinusQtime,
+    /// srtt as TCP has it, which counts the pacer's own backlog as path delay.
     Srtt,
     MinRtt,
     Latest,
@@ -66,8 +78,8 @@ macro_rules! parse_names {
 }
 
 parse_names!(RateSource { "tcp_estimate" => RateSource::TcpEstimate, "fixed" => RateSource::Fixed, "min" => RateSource::Min });
-parse_names!(SizeBasis { "wire" => SizeBasis::Wire, "frame" => SizeBasis::Frame, "ip" => SizeBasis::Ip });
-parse_names!(RttEstimator { "srtt" => RttEstimator::Srtt, "min_rtt" => RttEstimator::MinRtt, "latest" => RttEstimator::Latest });
+parse_names!(SizeBasis { "mss" => SizeBasis::Mss, "wire" => SizeBasis::Wire, "frame" => SizeBasis::Frame, "ip" => SizeBasis::Ip });
+parse_names!(RttEstimator { "srtt_minus_qtime" => RttEstimator::SrttMinusQtime, "srtt" => RttEstimator::Srtt, "min_rtt" => RttEstimator::MinRtt, "latest" => RttEstimator::Latest });
 parse_names!(SmallGapPolicy { "carry" => SmallGapPolicy::Carry, "skip" => SmallGapPolicy::Skip });
 
 /// One paced class (spec 01 §2.5). Class 0 is the default class.

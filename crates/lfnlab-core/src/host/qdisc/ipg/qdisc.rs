@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use super::config::{IpgConfig, RateSource, SmallGapPolicy};
 use super::gap;
-use super::rate::{basis_bytes, target_rate};
+use super::rate::{Estimate, QueueTime, basis_bytes, target_rate};
 use crate::engine::time::{PS_PER_S, SimTime};
 use crate::net::drop::DropCause;
 use crate::net::packet::{FlowId, Packet, PacketKind};
@@ -22,12 +22,18 @@ struct FlowSlot {
     flow: FlowId,
     dir: u8,
     queued: u32,
+    /// The flow's last rate from equation (1), kept in force while srtt − qtime ≤ 0.
+    last_rate: Option<f64>,
 }
 
 struct Class {
     rate_source: RateSource,
     fixed_rate_bytes_per_s: Option<f64>,
     q: VecDeque<Packet>,
+    /// Enqueue time of each packet in `q`, for the queuing-time estimate.
+    enqueued_at: VecDeque<SimTime>,
+    /// Smoothed sender-side queuing time of this class (spec 01 §2.2).
+    qtime: QueueTime,
     flows: Vec<FlowSlot>,
     /// `base_c` in picoseconds, signed; None = −∞ (§2.5 per-class state).
     base_ps: Option<i64>,
@@ -79,6 +85,8 @@ impl IpgQdisc {
                 rate_source: c.rate_source,
                 fixed_rate_bytes_per_s: c.rate_bytes_per_s,
                 q: VecDeque::with_capacity(64),
+                enqueued_at: VecDeque::with_capacity(64),
+                qtime: QueueTime::default(),
                 flows: Vec::new(),
                 base_ps: None,
                 last_basis_bytes: 0.0,
@@ -107,16 +115,26 @@ impl IpgQdisc {
     }
 
     /// R_c at this moment, basis bytes per second; None = no rate (unpaced).
-    fn class_rate(&self, c: usize, view: &dyn FlowView) -> Option<f64> {
-        let class = &self.classes[c];
-        let estimate = || {
+    fn class_rate(&mut self, c: usize, view: &dyn FlowView) -> Option<f64> {
+        let (basis, which, ipg) = (self.cfg.size_basis, self.cfg.rtt_estimator, self.cfg.ipg_bytes);
+        let class = &mut self.classes[c];
+        let qtime_s = class.qtime.seconds();
+        let mut estimate = || {
             let mut sum: Option<f64> = None;
-            for s in &class.flows {
+            for s in class.flows.iter_mut() {
                 let Some(f) = view.flow(s.flow, s.dir) else { continue };
                 if s.queued == 0 && f.in_flight_segments == 0 {
                     continue;
                 }
-                if let Some(r) = target_rate(&f, self.cfg.size_basis, self.cfg.rtt_estimator, self.cfg.ipg_bytes) {
+                let r = match target_rate(&f, basis, which, ipg, qtime_s) {
+                    Estimate::NoSample => None,
+                    Estimate::KeepPrevious => s.last_rate,
+                    Estimate::Rate(r) => {
+                        s.last_rate = Some(r);
+                        Some(r)
+                    }
+                };
+                if let Some(r) = r {
                     *sum.get_or_insert(0.0) += r;
                 }
             }
@@ -157,6 +175,9 @@ impl IpgQdisc {
     /// (§2.5 step 6); `rate` is R_c evaluated at `now`.
     fn send(&mut self, c: usize, now: SimTime, eligible_ps: Option<i64>, capped: bool, early: bool, rate: Option<f64>) -> Packet {
         let pkt = self.classes[c].q.pop_front().expect("a committed or selected class is backlogged");
+        let enqueued_at = self.classes[c].enqueued_at.pop_front().expect("one enqueue time per packet");
+        // PSPacer's `psp_dequeue` samples the queuing time as the real packet leaves.
+        self.classes[c].qtime.sample(enqueued_at, now);
         let wire = self.wire_bytes(&pkt);
         let basis = basis_bytes(pkt.l3_bytes, self.cfg.size_basis, self.cfg.ipg_bytes);
         let t_s = now.0 as i64;
@@ -185,11 +206,12 @@ impl IpgQdisc {
             self.unpaced.len() as u64 + self.classes.iter().map(|c| c.q.len() as u64).sum::<u64>()
         );
         debug_assert!(self.committed.is_none_or(|cm| !self.classes[cm.class].q.is_empty()));
+        debug_assert!(self.classes.iter().all(|c| c.q.len() == c.enqueued_at.len()));
     }
 }
 
 impl Qdisc for IpgQdisc {
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet) -> Result<(), Refused> {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Refused> {
         if self.stats.packets >= self.cfg.limit_packets {
             return self.stats.refuse(pkt, DropCause::IfqFull);
         }
@@ -201,10 +223,11 @@ impl Qdisc for IpgQdisc {
                 if pkt.kind == PacketKind::Tcp {
                     match class.flows.iter_mut().find(|s| s.flow == pkt.flow && s.dir == pkt.dir) {
                         Some(s) => s.queued += 1,
-                        None => class.flows.push(FlowSlot { flow: pkt.flow, dir: pkt.dir, queued: 1 }),
+                        None => class.flows.push(FlowSlot { flow: pkt.flow, dir: pkt.dir, queued: 1, last_rate: None }),
                     }
                 }
                 class.q.push_back(pkt);
+                class.enqueued_at.push_back(now);
             }
         }
         self.stats.on_enqueue(bytes);

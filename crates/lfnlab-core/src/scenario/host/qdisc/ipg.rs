@@ -16,9 +16,9 @@ const GAP_PKT_MAX: u64 = 4096;
 const GAP_TOTAL_MAX: u64 = 65_536;
 /// CHOICE (spec 01 §2.3): a 64-byte minimum frame plus preamble/SFD and IPG.
 const GAP_PKT_MIN: u64 = 84;
-/// Defaults of the sensitivity switches (spec 01 §5 points 1–3) and of a class's rate source.
-const SIZE_BASIS: &str = "wire";
-const RTT_ESTIMATOR: &str = "srtt";
+/// Defaults of the sensitivity switches (spec 01 §2.2: the released PSPacer's estimator; §5 point 3) and of a class's rate source.
+const SIZE_BASIS: &str = "mss";
+const RTT_ESTIMATOR: &str = "srtt_minus_qtime";
 const SMALL_GAP_POLICY: &str = "carry";
 const RATE_SOURCE: &str = "tcp_estimate";
 
