@@ -28,7 +28,7 @@ IDS = ["03.F1", "03.F2", "03.F3", "03.F5", "03.F6", "03.F7"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 EXPECTATION_COLUMNS = ["expectation", "observed", "agrees", "notes"]
 FILES = {
-    "03.F1": ["paper-table1.csv", "f1-trials.csv", "f1-stats.csv", "f1-ptm-dt-table1.csv", "f1-trials.png"],
+    "03.F1": ["paper-table1.csv", "f1-trials.csv", "f1-stats.csv", "f1-ptm28-table1.csv", "f1-trials.png"],
     "03.F2": ["paper-fig7.csv", "paper-fig7.png", "f2-nic-rate.csv", "f2-fe-reference.csv", "f2-trials.csv"],
     "03.F3": ["paper-fig8-9.csv", "paper-fig8-9.png", "f3-averages.csv", "f3-stats.csv"],
     "03.F5": [
@@ -92,8 +92,11 @@ def test_f1_paper_table1_layout(quick_outputs: dict[str, tuple[Path, subprocess.
     assert list(t["NIC"]) == ["GbE", "FE"]
     assert list(t.columns[1:]) == [f"q{q}_{s}_Mbps" for q in (100, 25000) for s in ("Min", "Max", "Middle")]
     trials = pd.read_csv(d / "f1-trials.csv")
-    assert len(trials) == 2 * 2 * 2 * f1.QUICK.trials, "P-TM and P-TM-DT × 2 NICs × 2 txqueuelens × trials"
+    assert len(trials) == 2 * 2 * 2 * f1.QUICK.trials, "P-TM and P-TM-2.8 × 2 NICs × 2 txqueuelens × trials"
     ptm = trials[trials["path"] == "P-TM"]
+    # The real path (spec 03 §2.10) has no random loss; the P-TM-2.8 variant has the §2.8 model.
+    assert (ptm["drops_random_loss"] == 0).all() and (ptm["drops_red"] == 0).all()
+    assert set(trials["path"]) == {"P-TM", "P-TM-2.8"}
     for nic, tq in [("GbE", 100), ("FE", 25000)]:
         v = ptm[(ptm["nic"] == nic) & (ptm["txqueuelen"] == tq)]["throughput_Mbps"]
         row = t[t["NIC"] == nic].iloc[0]

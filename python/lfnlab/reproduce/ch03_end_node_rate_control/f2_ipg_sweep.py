@@ -314,9 +314,10 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
             "Mechanism in the model: with txqueuelen 100 and `cwr`, slow start ends at the first send stall, "
             "when a round's burst overflows the interface queue (each ACK releases two segments while the NIC "
             "drains one per 1526 + IPG byte-times); a larger IPG drains the queue more slowly, so the stall "
-            "comes at a smaller window. Afterwards NewReno grows by one segment per 200 ms RTT and the §2.8 "
-            "random losses (≥ 1e-5 per segment and segment) cut the window again, so every trial stays far below "
-            "the OC-12 bottleneck (spec 03 open point 13)."
+            "comes at a smaller window. Afterwards NewReno grows by one segment per 200 ms RTT, so every trial stays "
+            "far below the OC-12 bottleneck. P-TM is the real path of spec 03 §2.10 (a drop-tail N2, no random "
+            "loss), which has nothing random in it: every seed gives the same trial, so the spread between "
+            "trials the paper measured on the real network cannot appear here (spec 03 open point 13)."
         ),
         (
             "Paper formula vs exact framing: lfnlab times each frame as frame + 8 preamble + IPG byte-times "

@@ -196,8 +196,9 @@ def analyse(p: Params, runs: Mapping[str, Any]) -> Outcome:
             )
         ),
         (
-            "Absolute throughputs stay far below OC-12: P-TM's random loss (≥ 1e-5 per segment and segment) and "
-            "NewReno's one segment per 200 ms RTT dominate after the first seconds (spec 03 open point 13)."
+            "Absolute throughputs stay far below OC-12: P-TM is the real path of spec 03 §2.10 (a drop-tail N2, no "
+            "random loss), and after the send stall that ends slow start NewReno regains one segment per 200 ms "
+            "RTT (spec 03 open point 13)."
         ),
     ]
     return out

@@ -1,14 +1,17 @@
 """The paths of spec 03 §2.10, built as scenario dicts.
 
-Every network segment of the authors' model (spec 03 §2.8) is a link between two routers
-whose egress queues in both directions are ``kind = "burst_red"``: a bandwidth × latency
-FIFO with burst-scaled random loss and RED; a frame takes frame_len byte-times on it. Hosts
-attach to the first and last router by a zero-delay access link at their NIC rate (the NIC:
-line rate, IPG, interface queue). Router ``r0`` is the sender side; the receiver side router
-is the last one.
+Every network segment is a link between two routers. In the authors' simulator model
+(spec 03 §2.8) its egress queues in both directions are ``kind = "burst_red"``: a bandwidth ×
+latency FIFO with burst-scaled random loss and RED; a frame takes frame_len byte-times on it.
+Hosts attach to the first and last router by a zero-delay access link at their NIC rate (the
+NIC: line rate, IPG, interface queue). Router ``r0`` is the sender side; the receiver side
+router is the last one.
 
 - **P-TM** (F1–F7): snd → r0 →[N1 1 Gbit/s, 1 ms]→ r1 →[N2 600 Mbit/s, 98 ms]→ r2
-  →[N3 1 Gbit/s, 1 ms]→ r3 → rcv; RTT 200 ms. Variant P-TM-DT: N2 a drop-tail FIFO.
+  →[N3 1 Gbit/s, 1 ms]→ r3 → rcv; RTT 200 ms. The real path (spec 03 §2.10): no random
+  loss; N2 forward is a drop-tail FIFO (1 MiB by default, `n2_buffer_bytes`), every other
+  segment and direction a drop-tail FIFO with no limit (lossless). Variant P-TM-2.8: the
+  §2.8 model on every segment in both directions (the default before issue 39).
 - **S-grid** (S1): one-way latency L; L = 2 ms is a single 1 Gbit/s segment, otherwise
   N1 (1 ms) → N2 (600 Mbit/s, L − 2 ms) → N3 (1 ms).
 - **S-two** (S2): one sender with a TCP-aware NIC → Ns (1 Gbit/s, 1 ms) → branch N0
@@ -22,13 +25,16 @@ an ACK for every segment, RTO minimum 200 ms, 32 MiB socket buffers, timestamps 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 from ... import build as b
 from ...scenario import Scenario
 from .. import quantities as q
 
 __all__ = [
+    "PTM",
+    "PTM_28",
+    "N2_BUFFER_BYTES",
     "GBE_BPS",
     "FE_BPS",
     "SENDER_NIC",
@@ -43,6 +49,11 @@ __all__ = [
 
 GBE_BPS = 1e9
 FE_BPS = 1e8
+#: P-TM's two models (spec 03 §2.10): the real path, and the authors' simulator model.
+PTM = "P-TM"
+PTM_28 = "P-TM-2.8"
+#: N2's drop-tail limit on the real path (spec 03 §2.10, CHOICE 1 MiB).
+N2_BUFFER_BYTES = float(2**20)
 #: Monitors on the sender's NIC (data frames leaving) and on the ACKs arriving at the sender.
 SENDER_NIC = "snd->r0"
 ACKS_IN = "r0->snd"
@@ -74,14 +85,16 @@ def _host(name: str, nic_bps: float, ipg_bytes: int, txqueuelen: int, qdisc: Opt
     return b.Host(name, mtu=1500, nic_rate=q.rate(nic_bps), ipg_bytes=ipg_bytes, txqueuelen=txqueuelen, profile=PROFILE, qdisc=qdisc)
 
 
-def _segment(a: str, z: str, rate_bps: float, delay_s: float, droptail_bytes: Optional[float] = None) -> b.Link:
-    """A network segment between routers a and z, the §2.8 model in both directions (or a
-    drop-tail FIFO of ``droptail_bytes`` forward, for P-TM-DT)."""
-    forward: Union[b.DropTail, dict[str, Any]] = {"kind": "burst_red"}
-    reverse: Union[b.DropTail, dict[str, Any]] = {"kind": "burst_red"}
-    if droptail_bytes is not None:
-        forward, reverse = b.DropTail(limit=q.size(droptail_bytes)), b.DropTail()
-    return b.Link(a, z, rate=q.rate(rate_bps), delay=q.time(delay_s), queue=forward, reverse_queue=reverse)
+def _segment(a: str, z: str, rate_bps: float, delay_s: float) -> b.Link:
+    """A network segment between routers a and z with the §2.8 model in both directions."""
+    return b.Link(a, z, rate=q.rate(rate_bps), delay=q.time(delay_s), queue={"kind": "burst_red"}, reverse_queue={"kind": "burst_red"})
+
+
+def _real_segment(a: str, z: str, rate_bps: float, delay_s: float, limit_bytes: Optional[float] = None) -> b.Link:
+    """A segment of the real path (spec 03 §2.10): drop-tail both ways, no random loss; the
+    forward FIFO holds ``limit_bytes`` (None: no limit, a lossless segment)."""
+    forward = b.DropTail(limit=None if limit_bytes is None else q.size(limit_bytes))
+    return b.Link(a, z, rate=q.rate(rate_bps), delay=q.time(delay_s), queue=forward, reverse_queue=b.DropTail())
 
 
 def _access(host: str, router: str, nic_bps: float, host_is_from: bool = True) -> b.Link:
@@ -122,6 +135,19 @@ def _add_monitors(net: b.Network, nic_bin_s: Optional[float], rcv_link: tuple[st
         net.add(b.Monitor(*rcv_link, bin=q.time(rcv_bin_s)))
 
 
+def _ptm_segments(path: str, n2_buffer_bytes: float) -> list[b.Link]:
+    """N1, N2, N3 of P-TM (spec 03 §2.10) for ``path``."""
+    if path == PTM_28:
+        return [_segment("r0", "r1", 1e9, 0.001), _segment("r1", "r2", 600e6, 0.098), _segment("r2", "r3", 1e9, 0.001)]
+    if path != PTM:
+        raise ValueError(f"path: expected {PTM!r} or {PTM_28!r}, got {path!r}")
+    return [
+        _real_segment("r0", "r1", 1e9, 0.001),
+        _real_segment("r1", "r2", 600e6, 0.098, n2_buffer_bytes),
+        _real_segment("r2", "r3", 1e9, 0.001),
+    ]
+
+
 def ptm_scenario(
     name: str,
     *,
@@ -132,7 +158,8 @@ def ptm_scenario(
     seed: int = 1,
     pacing: Optional[Mapping[str, Any]] = None,
     app_rate_bps: Optional[float] = None,
-    droptail_bytes: Optional[float] = None,
+    path: str = PTM,
+    n2_buffer_bytes: float = N2_BUFFER_BYTES,
     nic_bin_s: Optional[float] = None,
     rcv_bin_s: Optional[float] = None,
     trace_bin_s: Optional[float] = None,
@@ -141,7 +168,8 @@ def ptm_scenario(
     """P-TM (spec 03 §2.10) with one flow ``f`` snd → rcv.
 
     ``pacing`` is the flow's pacing table (e.g. ``{"kind": "cps", "cps_t": "10ms"}``);
-    ``droptail_bytes`` gives the P-TM-DT variant; ``nic_bin_s`` adds monitors on the
+    ``path`` is ``PTM`` (the real path, N2 a drop-tail FIFO of ``n2_buffer_bytes``) or
+    ``PTM_28`` (the §2.8 model on every segment); ``nic_bin_s`` adds monitors on the
     sender NIC (``snd->r0``) and on the ACKs reaching it (``r0->snd``); ``rcv_bin_s`` one on
     the receiver's access link (``r3->rcv``, the delivered throughput per bin).
     """
@@ -153,9 +181,7 @@ def ptm_scenario(
         [_host("snd", nic_bps, ipg_bytes, txqueuelen), *(b.Router(f"r{i}") for i in range(4)), _host("rcv", GBE_BPS, 8, 1000)],
         [
             _access("snd", "r0", nic_bps),
-            _segment("r0", "r1", 1e9, 0.001),
-            _segment("r1", "r2", 600e6, 0.098, droptail_bytes),
-            _segment("r2", "r3", 1e9, 0.001),
+            *_ptm_segments(path, n2_buffer_bytes),
             _access("rcv", "r3", GBE_BPS, host_is_from=False),
         ],
         [_flow(FLOW, "rcv", pacing=pacing, bytes_=None, app_rate_bps=app_rate_bps, tcp=tcp)],
