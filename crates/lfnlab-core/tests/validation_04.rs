@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use lfnlab_core::engine::time::{SimTime, Span};
-use lfnlab_core::host::tcp::receiver::Receiver;
+use lfnlab_core::host::tcp::receiver::{AckNeed, Receiver};
 use lfnlab_core::net::packet::TcpHeader;
 use lfnlab_core::scenario;
 use lfnlab_core::sim::RunOutput;
@@ -259,4 +259,59 @@ fn the_t4p_example_validates() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/t4p.toml");
     let s = scenario::load_file(&path, &[]).unwrap();
     assert!(s.node.iter().filter(|n| n.nic.is_some()).count() == 2);
+}
+
+/// Issue 39 item 7: Linux `tcp_grow_window` sets `quick |= 1` whenever it raises
+/// rcv_ssthresh (2.6.12.1 net/ipv4/tcp_input.c:278, 2.6.20 :270), so a 2.6 receiver
+/// whose window is still opening ACKs every in-order segment; once rcv_ssthresh
+/// reaches window_clamp (the full space φ·B of a locked buffer) it ACKs every
+/// second one. With the key off the budget n = ⌊W_adv/(2·MSS)⌋ (≤ 16) runs out first.
+#[test]
+fn a_linux_26_receiver_acks_every_segment_while_its_window_grows() {
+    let acks_for = |extra: &str| {
+        let text = format!(
+            "[sim]\nduration = \"1s\"\n[[node]]\nname = \"a\"\nkind = \"host\"\n[[node]]\nname = \"b\"\nkind = \"host\"\n[[link]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"f\"\nkind = \"tcp_bulk\"\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux-2.6\"\nrcvbuf = \"1MiB\"\ntcp = {{ buffer_semantics = \"kernel\"{extra} }}\n"
+        );
+        let sc = scenario::load_str(&text, "t.toml", &[]).unwrap();
+        let cfg = scenario::tcp_config(&sc, 0);
+        let mut r = Receiver::new(&cfg, true);
+        let mss = 1448u64;
+        r.mss = mss as u32;
+        r.enable_autotuning(cfg.rcv_autotune, mss as u32);
+        // One immediate-ACK flag per segment: the index of each segment ACKed at once.
+        let mut now_acked = Vec::new();
+        for k in 0..800u64 {
+            let h = TcpHeader { seq: k * mss, payload: mss as u16, ..TcpHeader::default() };
+            if r.on_data(SimTime(1 + k * 1_000_000), &h, mss + 70, Span::from_ms(200)) == AckNeed::Now {
+                now_acked.push(k);
+                let mut ack = TcpHeader::default();
+                r.fill_ack(&mut ack);
+            }
+        }
+        (now_acked, r.window_cap())
+    };
+    // On (the linux-2.6 profile): rcv_ssthresh starts at 4·MSS (tcp_select_initial_window's
+    // init_cwnd for MSS ≤ 1460) and grows 2·MSS per segment up to φ·B = ¾ MiB, which it
+    // reaches with the ⌈(786 432 − 5792)/2896⌉ = 270th segment (index 269): every segment
+    // up to there is ACKed at once, then every second one.
+    let (on, cap) = acks_for("");
+    let clamp = 3 * (1u64 << 20) / 4;
+    assert_eq!(cap, Some(clamp));
+    let last_growing = (clamp - 4 * 1448).div_ceil(2 * 1448) - 1;
+    assert_eq!(last_growing, 269);
+    assert_eq!(&on[..=last_growing as usize], &(0..=last_growing).collect::<Vec<_>>()[..], "every segment while rcv_ssthresh grows");
+    let after: Vec<u64> = on.iter().copied().filter(|&k| k > last_growing + 1).collect();
+    assert!(after.windows(2).all(|w| w[1] - w[0] == 2), "then every second segment: {:?}", &after[..6]);
+    // A truesize that does not fit (`pow2`: 2048 + 256 B for a 1518-byte frame, ¾ of it
+    // above 1448): __tcp_grow_window lets rcv_ssthresh grow only while it is within φ·B/2
+    // (2.6.12.1 tcp_input.c:242), so segments 0..=133 (5792 + 2896·133 ≤ 393 216) are
+    // ACKed at once.
+    let (pow2, cap2) = acks_for(", truesize_model = \"pow2\"");
+    assert_eq!(&pow2[..134], &(0..134).collect::<Vec<_>>()[..]);
+    assert!(!pow2.contains(&135) || !pow2.contains(&136), "every second segment after the limit");
+    assert_eq!(cap2, Some(5792 + 2896 * 134));
+    // Off: the budget (at most 16) runs out and every second segment is ACKed from then on.
+    let (off, cap_off) = acks_for(", quickack_on_window_growth = false");
+    assert_eq!(cap_off, None, "a locked buffer's window is not tracked without the key");
+    assert!(off.len() < on.len() && off.iter().filter(|&&k| k < 100).count() <= 16 + 100 / 2);
 }

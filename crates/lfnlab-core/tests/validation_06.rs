@@ -96,7 +96,8 @@ fn v2c_slow_start_delayed_abc() {
 
 /// V2 (d): linux_quickack, L = 1: iterate w += credit per ACK, one ACK per
 /// segment while the quick-ACK budget q lasts (q = min(16, n), n large here),
-/// then one per two segments.
+/// then one per two segments. Spec 06 §3's rule as written: without the
+/// window-growth re-arm that the linux-2.6 profile has since issue 39 (V2 (e)).
 #[test]
 fn v2d_slow_start_quickack() {
     let mut w = 10.0f64;
@@ -111,8 +112,29 @@ fn v2d_slow_start_quickack() {
         want += 1;
     }
     eprintln!("V2 (d) iterated expectation: {want} rounds");
-    let r = rounds_to_bdp("iw = \"10\"\nack_policy = \"linux_quickack\"\nabc_l = 1", BDP_SEGS);
+    let r = rounds_to_bdp("iw = \"10\"\nack_policy = \"linux_quickack\"\nabc_l = 1\nquickack_on_window_growth = false", BDP_SEGS);
     assert_within_one(r, want, "linux_quickack, L = 1");
+}
+
+/// V2 (e), issue 39 item 7: linux_quickack with the linux-2.6 profile's
+/// `quickack_on_window_growth` (Linux `tcp_grow_window`'s `quick |= 1`). The locked
+/// 64 MiB buffer's rcv_ssthresh starts at 4 segments (`tcp_select_initial_window`,
+/// MSS ≤ 1460) and grows by 2 per segment received up to φ·B (48 MiB, far above the
+/// BDP), so every segment is ACKed at once and cwnd doubles per round, but the first
+/// rounds send only what the opening window allows: iterate
+/// segs = min(⌊w⌋, rwnd), w += segs, rwnd += 2·segs.
+#[test]
+fn v2e_slow_start_quickack_on_window_growth() {
+    let (mut w, mut rwnd, mut want) = (10.0f64, 4u64, 0);
+    while w < BDP_SEGS {
+        let segs = (w.floor() as u64).min(rwnd);
+        w += segs as f64;
+        rwnd += 2 * segs;
+        want += 1;
+    }
+    eprintln!("V2 (e) iterated expectation: {want} rounds");
+    let r = rounds_to_bdp("iw = \"10\"\nack_policy = \"linux_quickack\"\nabc_l = 1", BDP_SEGS);
+    assert_within_one(r, want, "linux_quickack re-armed by window growth, L = 1");
 }
 
 /// V3: Mathis et al.: goodput ≈ (MSS/RTT)·√(3/2)/√p with per-segment ACKs,

@@ -311,9 +311,9 @@ pub struct QdiscSpec {
     pub gap_pkt_min: Option<ByteSize>,
     /// `ipg` test mode: this gap after every real packet, estimator bypassed (unset by default).
     pub fixed_gap: Option<ByteSize>,
-    /// `ipg`: `wire` (default), `frame` or `ip`: the bytes `packet_size` counts (spec 01 §5.1).
+    /// `ipg`: `mss` (default: cwnd × MSS / RTT applied to wire bytes, as the released PSPacer), `wire`, `frame` or `ip`: the bytes `packet_size` counts (spec 01 §2.2, §5.1).
     pub size_basis: Option<String>,
-    /// `ipg`: `srtt` (default), `min_rtt` or `latest` (spec 01 §5.2).
+    /// `ipg`: `srtt_minus_qtime` (default: srtt less the class's smoothed queuing time, as the released PSPacer), `srtt`, `min_rtt` or `latest` (spec 01 §2.2).
     pub rtt_estimator: Option<String>,
     /// `ipg`: `carry` (default) or `skip`: a gap below `gap_pkt_min` (spec 01 §5.3).
     pub small_gap_policy: Option<String>,
@@ -735,6 +735,8 @@ pub struct TcpParams {
     pub ssthresh_basis: Option<String>,
     /// Grow cwnd only on ACKs for which in_flight was at least ⌊cwnd⌋ before the ACK.
     pub cwnd_limited_growth: Option<bool>,
+    /// With `ack_policy = "linux_quickack"`: an in-order data segment of at least 128 B that raises rcv_ssthresh is ACKed at once (Linux `tcp_grow_window`, `quick |= 1`), and a locked buffer's window opens from the era's initial window too. Default on for `linux-2.4` and `linux-2.6`, off for `linux-modern` (docs/profiles-from-source.md).
+    pub quickack_on_window_growth: Option<bool>,
     /// adv_win_scale s (spec 06 §2.3).
     pub adv_win_scale: Option<i32>,
     /// `payload` or `pow2`.

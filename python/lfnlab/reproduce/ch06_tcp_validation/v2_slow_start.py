@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import pandas as pd
 
@@ -21,18 +21,20 @@ from ..engine import Case, Experiment
 #: Quick-ACK budget cap of `linux_quickack` (spec 06 §3: q = min(16, n)).
 QUICKACK_MAX = 16
 #: Line styles of the cases: (a) and (c) grow alike and would hide each other.
-LINESTYLES = ("-", "--", ":", "-.")
+LINESTYLES = ("-", "--", ":", "-.", (0, (1, 1, 5, 1)))
 #: Most points per line in the figure.
 FIGURE_POINTS = 4000
 
 
 @dataclass(frozen=True)
 class AckCase:
-    """One of the cases (a)–(d) of spec 06 §7 V2: an ACK policy and the ABC limit L."""
+    """One of the cases (a)–(d) of spec 06 §7 V2: an ACK policy and the ABC limit L; (e)
+    is (d) with the profile's `quickack_on_window_growth` (issue 39 item 7)."""
 
     label: str
     ack_policy: str
     abc_l: int  # 0 = ∞
+    quickack_on_window_growth: Optional[bool] = None
 
     @property
     def l_text(self) -> str:
@@ -43,8 +45,15 @@ ACK_CASES = (
     AckCase("a-per_segment", "per_segment", 1),
     AckCase("b-delayed-L1", "delayed", 1),
     AckCase("c-delayed-Linf", "delayed", 0),
-    AckCase("d-linux_quickack-L1", "linux_quickack", 1),
+    # (d) is spec 06 §3's rule as written; (e) adds Linux tcp_grow_window's `quick |= 1`.
+    AckCase("d-linux_quickack-L1", "linux_quickack", 1, False),
+    AckCase("e-linux_quickack-grow-L1", "linux_quickack", 1, True),
 )
+#: The first receive window of a 2.x receiver, segments: tcp_select_initial_window's
+#: init_cwnd for an MSS ≤ 1460 B (Linux 2.6.20 net/ipv4/tcp_output.c).
+INITIAL_RWND_SEGMENTS = 4
+#: How case (e) is named in checks and the figure.
+GROW = " + window-growth re-arm"
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,19 @@ def rounds_quickack(bdp: float, iw: int, quickack_budget: int) -> int:
     return rounds
 
 
+def rounds_growth_quickack(bdp: float, iw: int) -> int:
+    """Every segment ACKed at once while rcv_ssthresh grows (here: beyond the BDP), the
+    window opening from INITIAL_RWND_SEGMENTS by 2 per segment received: iterate
+    segs = min(⌊w⌋, rwnd), w += segs, rwnd += 2·segs."""
+    w, rwnd, rounds = float(iw), INITIAL_RWND_SEGMENTS, 0
+    while w < bdp:
+        segs = min(math.floor(w), rwnd)
+        w += segs
+        rwnd += 2 * segs
+        rounds += 1
+    return rounds
+
+
 def expected_rounds(case: AckCase, p: Params) -> tuple[int, str]:
     """The expected rounds to reach the BDP and the formula that gives them."""
     bdp = bdp_segments(p.rate_bps, p.rtt_s)
@@ -87,6 +109,8 @@ def expected_rounds(case: AckCase, p: Params) -> tuple[int, str]:
         return rounds_for_growth(bdp, p.iw, 2.0), "⌈log2(BDP/IW)⌉"
     if case.ack_policy == "delayed":
         return rounds_for_growth(bdp, p.iw, 1.5), "⌈log1.5(BDP/IW)⌉"
+    if case.quickack_on_window_growth:
+        return rounds_growth_quickack(bdp, p.iw), "iterated, every segment ACKed while the window opens from 4"
     # n = ⌊W_adv/(2·MSS)⌋ at the first segment, W_adv = φ·B_rcv (spec 06 §2.3, §3).
     phi = 1 - 2.0**-p.adv_win_scale if p.adv_win_scale >= 1 else 2.0**p.adv_win_scale
     n = math.floor(phi * p.socket_bytes / (2 * MSS_BYTES)) or 2
@@ -104,7 +128,13 @@ def _scenario(p: Params, case: AckCase, duration_s: float) -> Scenario:
         queue={"kind": "droptail", "limit": f"{round(p.socket_bytes)}B"},
         sndbuf_bytes=p.socket_bytes,
         rcvbuf_bytes=p.socket_bytes,
-        tcp={"iw": str(p.iw), "ack_policy": case.ack_policy, "abc_l": case.abc_l, "adv_win_scale": p.adv_win_scale},
+        tcp={
+            "iw": str(p.iw),
+            "ack_policy": case.ack_policy,
+            "abc_l": case.abc_l,
+            "adv_win_scale": p.adv_win_scale,
+            **({} if case.quickack_on_window_growth is None else {"quickack_on_window_growth": case.quickack_on_window_growth}),
+        },
         profile=p.profile,
         trace={"mode": "event"},
     )
@@ -163,7 +193,8 @@ def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
         )
         out.checks.append(
             Check.within(
-                f"({c.label[0]}) {c.ack_policy}, L = {c.l_text}: rounds until cwnd ≥ BDP",
+                f"({c.label[0]}) {c.ack_policy}{GROW if c.quickack_on_window_growth else ''}, L = {c.l_text}: "
+                "rounds until cwnd ≥ BDP",
                 m["rounds"],
                 want - 1,
                 want + 1,
@@ -176,7 +207,7 @@ def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
         ax.plot(
             t,
             w,
-            label=f"({c.label[0]}) {c.ack_policy}, L = {c.l_text}",
+            label=f"({c.label[0]}) {c.ack_policy}{GROW if c.quickack_on_window_growth else ''}, L = {c.l_text}",
             linewidth=1.2,
             linestyle=style,
             drawstyle="steps-post",
@@ -196,6 +227,11 @@ def analyse(p: Params, results: Mapping[str, Any]) -> Outcome:
         )
     )
     out.figures.append(Figure("cwnd_slow_start", "cwnd over time in each case (event trace, log scale).", fig))
+    out.notes.append(
+        "(e) is not in spec 06 §7: it is (d) with the profile's `quickack_on_window_growth` (Linux "
+        "`tcp_grow_window` sets `quick |= 1` whenever it raises rcv_ssthresh, 2.6.20 net/ipv4/tcp_input.c:270), "
+        "which the linux-2.6 profile has since issue 39; (d) turns it off to test spec 06 §3's rule as written."
+    )
     out.notes.append(
         "A round ends at the first ACK at or above the snd_max recorded when it began (docs/choices.md); "
         "the count is read from the event-mode trace at the first row with cwnd ≥ BDP."

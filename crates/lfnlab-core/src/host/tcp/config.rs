@@ -225,6 +225,10 @@ pub struct TcpConfig {
     pub window_scale: bool,
     pub ssthresh_basis: SsthreshBasis,
     pub cwnd_limited_growth: bool,
+    /// With `linux_quickack`: an in-order data segment of at least 128 B that raises
+    /// rcv_ssthresh sets one quick ACK (Linux `tcp_grow_window`, `quick |= 1`); the
+    /// receive window then grows from the era's initial window for a locked buffer too.
+    pub quickack_on_window_growth: bool,
     pub adv_win_scale: i32,
     pub truesize_model: TruesizeModel,
     pub rwnd_policy: RwndPolicy,

@@ -54,6 +54,12 @@ pub struct Receiver {
     pub delack_deadline: Option<SimTime>,
     /// Quick-ACK budget q (spec 06 §3 `linux_quickack`).
     quick: u32,
+    /// `linux_quickack` with `quickack_on_window_growth`: a segment that raises
+    /// rcv_ssthresh sets one quick ACK (Linux `tcp_grow_window`).
+    quickack_on_growth: bool,
+    /// window_clamp of a locked buffer whose rcv_ssthresh is tracked (the full
+    /// space φ·B_rcv, Linux `tcp_init_buffer_space`); None otherwise.
+    locked_clamp: Option<u64>,
     /// Adaptive ato (spec 06 §3).
     ato: Span,
     last_arrival: Option<SimTime>,
@@ -134,6 +140,8 @@ impl Receiver {
             unacked_bytes: 0,
             delack_deadline: None,
             quick: 0,
+            quickack_on_growth: cfg.quickack_on_window_growth && cfg.ack_policy == AckPolicy::LinuxQuickack,
+            locked_clamp: None,
             ato: Span::from_ms(40),
             last_arrival: None,
             seen_data: false,
@@ -155,12 +163,19 @@ impl Receiver {
     /// at most 65535, and in 2.x at most 4·mss (3 above 1460 B, 2 above
     /// 4380 B: `init_cwnd`); `rcv_ssthresh` starts there and grows by
     /// 2·advmss per in-order segment up to `window_clamp` (`tcp_grow_window`).
+    /// A locked buffer gets the same first window and growth, up to its full
+    /// space, when `quickack_on_window_growth` needs rcv_ssthresh (Linux computes
+    /// it for every socket: `tcp_select_initial_window`, `tcp_init_buffer_space`).
     pub fn enable_autotuning(&mut self, rule: RcvAutotune, mss: u32) {
+        let full = (self.phi * self.b_rcv as f64) as u64;
         if self.autotune.is_none() {
-            return;
+            if !self.quickack_on_growth {
+                return;
+            }
+            self.locked_clamp = Some(full);
         }
         let mss = mss.max(1) as u64;
-        let space = ((self.phi * self.b_rcv as f64) as u64) / mss * mss;
+        let space = full / mss * mss;
         let mut wnd = space.min(65535);
         if rule != RcvAutotune::Linux6 {
             let init_cwnd = if mss > 3 * 1460 { 2 } else if mss > 1460 { 3 } else { 4 };
@@ -234,6 +249,9 @@ impl Receiver {
 
     /// What rcv_ssthresh may grow to: the autotuned window_clamp, else the buffer.
     fn growth_cap(&self) -> u64 {
+        if let Some(clamp) = self.locked_clamp {
+            return clamp;
+        }
         self.autotune.as_ref().map_or(self.b_rcv, |a| a.window_clamp.min(self.b_rcv))
     }
 
@@ -248,6 +266,27 @@ impl Receiver {
             TruesizeModel::Payload => payload,
             TruesizeModel::Pow2 => segs * ((l2_per_seg + 2).next_power_of_two() + 256),
         }
+    }
+
+    /// Check #2 of Linux 2.x `tcp_grow_window` for a segment of `len` bytes charged
+    /// `charge` (its truesize): grow if φ·truesize ≤ len; otherwise
+    /// `__tcp_grow_window` (2.6.12.1 net/ipv4/tcp_input.c:242) halves φ·truesize/2
+    /// and the limit φ·B/2 (`tcp_full_space`/2) together while rcv_ssthresh is within
+    /// the limit, and grows once the halved truesize fits in len.
+    fn truesize_allows_growth(&self, rcv_ssthresh: u64, charge: u64, len: u64) -> bool {
+        let space = |bytes: u64| (self.phi * bytes as f64) as u64;
+        if space(charge) <= len {
+            return true;
+        }
+        let (mut truesize, mut window) = (space(charge) / 2, space(self.b_rcv) / 2);
+        while rcv_ssthresh <= window {
+            if truesize <= len {
+                return true;
+            }
+            truesize >>= 1;
+            window >>= 1;
+        }
+        false
     }
 
     /// W_adv before the right-edge rule (rule 2).
@@ -339,10 +378,21 @@ impl Receiver {
             }
             let fresh = end - self.rcv_nxt;
             let cap = self.growth_cap();
-            if let Some(g) = &mut self.growth {
-                // Linux tcp_grow_window: +2·MSS per in-order data segment (CHOICE:
-                // every segment counts; the buffer charge never stops it).
-                g.rcv_ssthresh = (g.rcv_ssthresh + 2 * self.mss as u64).min(cap);
+            let fits = !self.quickack_on_growth || self.growth.is_none_or(|g| self.truesize_allows_growth(g.rcv_ssthresh, charge, len));
+            let mut grew = false;
+            if let Some(g) = self.growth.as_mut().filter(|_| fits) {
+                // Linux tcp_grow_window: +2·MSS per in-order data segment (CHOICE without
+                // `quickack_on_window_growth`: every segment counts, the buffer charge never
+                // stops it; with it, the 2.x truesize test below).
+                let raised = (g.rcv_ssthresh + 2 * self.mss as u64).min(cap);
+                grew = raised > g.rcv_ssthresh;
+                g.rcv_ssthresh = raised;
+            }
+            // tcp_grow_window runs for segments of at least 128 B (tcp_event_data_recv)
+            // and sets `quick |= 1` when it raised rcv_ssthresh (2.4.20 tcp_input.c:259,
+            // 2.6.12.1 :278, 2.6.20 :270, 6.8 :537): this segment is ACKed at once.
+            if grew && self.quickack_on_growth && len >= 128 {
+                self.quick = self.quick.max(1);
             }
             if len >= self.mss as u64 {
                 self.full_segment_charge = charge;

@@ -167,6 +167,12 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
         window_scale: Some(true),
         ssthresh_basis: text("cwnd"),
         cwnd_limited_growth: Some(true),
+        // net/ipv4/tcp_input.c tcp_grow_window: `tp->ack.quick |= 1` whenever rcv_ssthresh
+        // grows (2.4.20 :259, 2.6.12.1 :278, 2.6.20 :270), so a receiver still opening its
+        // window ACKs every segment. 6.8 keeps it (:537, `icsk_ack.quick |= 1`) but
+        // linux-modern leaves it off until the testbed comparisons (real.M1, real.M2) are
+        // run with it (docs/profiles-from-source.md, Findings).
+        quickack_on_window_growth: Some(profile != "linux-modern"),
         // `int sysctl_tcp_adv_win_scale = 2;` in 2.4.20, 2.6.12 and 2.6.20
         // net/ipv4/tcp_input.c (φ = ¾); 1 from Linux 3.x (2012). Linux 6.x derives
         // the fraction from the driver's truesize (`scaling_ratio`): ½ stays our
@@ -200,9 +206,9 @@ mod tests {
         for name in PROFILES {
             let p = profile_params(name).unwrap();
             assert!(default_cc(name).is_some());
-            // Every field Some but the two locks, decided per flow: 37 keys.
+            // Every field Some but the two locks, decided per flow: 38 keys.
             let text = toml::to_string(&p).unwrap();
-            assert_eq!(text.lines().count(), 37, "{name}:\n{text}");
+            assert_eq!(text.lines().count(), 38, "{name}:\n{text}");
         }
         assert!(profile_params("linux-3.0").is_none());
     }
@@ -232,6 +238,8 @@ mod tests {
         assert_eq!((modern.loss_detection.as_deref(), modern.tlp), (Some("rack"), Some(true)));
         assert_eq!((old.loss_detection.as_deref(), old.tlp), (Some("dupthresh"), Some(false)));
         assert_eq!((old.lost_retrans.as_deref(), modern.lost_retrans.as_deref()), (Some("sacktag"), Some("rto")));
+        // tcp_grow_window's `quick |= 1` (2.4.20, 2.6.x); off in linux-modern until re-validated.
+        assert_eq!((old.quickack_on_window_growth, modern.quickack_on_window_growth), (Some(true), Some(false)));
         assert_eq!(old.syn_loss_iw.as_deref(), Some("rfc5681"));
         assert_eq!(profile_params("linux-2.6").unwrap().syn_loss_iw.as_deref(), Some("rfc5681"));
     }
