@@ -1,11 +1,25 @@
 //! FAST TCP (spec 06 §4.4; Wei, Jin, Low & Hegde 2006).
 //!
-//! Once per round, at its end:
+//! At the end of an update round:
 //! w ← min{2w, (1 − γ)·w + γ·(baseRTT/avgRTT·w + α)},
 //! baseRTT = minimum RTT sample ever, avgRTT = mean of the round's samples
-//! (CHOICE). α = 200 segments, γ = 0.5 and one update per RTT are CHOICE
-//! (unverified constant), both overridable. The equilibrium keeps α segments
-//! queued: w·(1 − baseRTT/avgRTT) = α.
+//! (CHOICE). α = 200 segments (CHOICE, spec 01 §2.7; the ns-2 module's default is
+//! 100, its test 1 uses 200) and γ = 0.5 (the ns-2 module's default), both
+//! overridable. The equilibrium keeps α segments queued: w·(1 − baseRTT/avgRTT) = α.
+//!
+//! Update period and burstiness control follow the released FAST code as the
+//! University of Melbourne ns-2 module (v1.1.3, `tcp/tcp-fast.cc`) has it (issue 39
+//! item 3): updates run every other round (`UPDATE_CWND_EVERY_OTHER_RTT`, "as in
+//! Linux"; `update_period = "every_other_rtt"`), and an increase is not applied at
+//! once but paced over the ACKs of the next `pacing_interval` (10 ms,
+//! `cwnd_update_period_`): `fast_pace` adds one segment every
+//! ⌊ACKs per interval / increments⌋ ACKs, the increments being ⌊target − w⌋, all at
+//! once while w ≤ 4 (never more than doubling), and only when baseRTT ≥ 4 ms;
+//! decreases apply at once. Without it a round-end increase of Δ segments lets
+//! the next ACK release Δ back to back at line rate. Not followed (CHOICE): ns-2
+//! repeats the update every 10 ms inside an update round with a per-ACK EWMA of the
+//! RTT and its own multiplicative-increase start; ACKs are counted only while the
+//! socket calls `on_ack` (cwnd-limited); pending increments are dropped on a loss.
 //!
 //! The core does slow start until a round end finds the backlog
 //! w·(1 − baseRTT/avgRTT) ≥ α, which sets ssthresh ← w; from then on every
@@ -24,18 +38,41 @@ pub const FAST: Algorithm = Algorithm {
     name: "fast",
     about: "FAST TCP: per-RTT window equation keeping α segments queued",
     params: PARAMS,
-    defaults: |_, _| CcParams::new().with_num("alpha", DEFAULT_ALPHA).with_num("gamma", DEFAULT_GAMMA),
-    create: |p, _| Box::new(Fast::new(p.num("alpha"), p.num("gamma"))),
+    defaults: |_, _| {
+        CcParams::new()
+            .with_num("alpha", DEFAULT_ALPHA)
+            .with_num("gamma", DEFAULT_GAMMA)
+            .with_text("update_period", "every_other_rtt")
+            .with_bool("window_pacing", true)
+            .with_num("pacing_interval_s", DEFAULT_PACING_INTERVAL_S)
+    },
+    create: |p, _| {
+        Box::new(Fast::new(p.num("alpha"), p.num("gamma")).with_period(p.text("update_period") == "every_other_rtt").with_pacing(
+            p.flag("window_pacing"),
+            Span::from_secs_f64(p.num("pacing_interval_s")),
+        ))
+    },
 };
 
-/// Target backlog α, segments (CHOICE, unverified constant).
+/// Target backlog α, segments (CHOICE, spec 01 §2.7).
 pub const DEFAULT_ALPHA: f64 = 200.0;
-/// Step γ (CHOICE, unverified constant).
+/// Step γ: the ns-2 module's `gamma_` default (tcl/lib/ns-default.tcl).
 pub const DEFAULT_GAMMA: f64 = 0.5;
+/// Window pacing interval: the ns-2 module's `cwnd_update_period_` (0.01 s).
+pub const DEFAULT_PACING_INTERVAL_S: f64 = 0.01;
+/// Window pacing needs baseRTT ≥ 4 ms (`fast_cc`: `baseRTT_ >= 0.004`).
+const PACING_MIN_BASE_RTT: Span = Span::from_ms(4);
 
 const PARAMS: &[ParamDef] = &[
     ParamDef { name: "alpha", kind: ParamKind::Num { min: 0.0, max: 1e9 }, about: "target backlog α, segments" },
     ParamDef { name: "gamma", kind: ParamKind::Num { min: 1e-6, max: 1.0 }, about: "update step γ in (0, 1]" },
+    ParamDef {
+        name: "update_period",
+        kind: ParamKind::Choice(&["every_rtt", "every_other_rtt"]),
+        about: "rounds between window updates",
+    },
+    ParamDef { name: "window_pacing", kind: ParamKind::Bool, about: "spread an increase over the next pacing_interval of ACKs" },
+    ParamDef { name: "pacing_interval_s", kind: ParamKind::Num { min: 1e-6, max: 10.0 }, about: "window pacing interval, s" },
 ];
 
 pub struct Fast {
@@ -43,6 +80,13 @@ pub struct Fast {
     alpha: f64,
     /// γ.
     gamma: f64,
+    /// Update every other round (else every round).
+    every_other: bool,
+    /// The next round end is an update round.
+    update_due: bool,
+    /// Window pacing on, and its interval.
+    pacing: bool,
+    pacing_interval: Span,
     /// Minimum RTT sample ever.
     base_rtt: Option<Span>,
     /// Mean RTT of the latest round (trace).
@@ -50,16 +94,71 @@ pub struct Fast {
     /// `on_ack` ran since the last round end: the socket found the flow
     /// cwnd-limited (spec 06 §2.4), so a round-end increase is earned.
     cwnd_limited: bool,
+    /// ACKs seen this round and in the last one (ns-2 `acks_per_rtt`, `acks_last_rtt`).
+    acks_this_round: u64,
+    acks_last_round: u64,
+    /// Window pacing state (ns-2 `cwnd_increments`, `bc_spacing`, `bc_ack`).
+    increments: u64,
+    bc_spacing: u64,
+    bc_ack: u64,
 }
 
 impl Fast {
     pub fn new(alpha: f64, gamma: f64) -> Fast {
-        Fast { alpha, gamma, base_rtt: None, avg_rtt: None, cwnd_limited: false }
+        Fast {
+            alpha,
+            gamma,
+            every_other: false,
+            update_due: true,
+            pacing: false,
+            pacing_interval: Span::from_secs_f64(DEFAULT_PACING_INTERVAL_S),
+            base_rtt: None,
+            avg_rtt: None,
+            cwnd_limited: false,
+            acks_this_round: 0,
+            acks_last_round: 0,
+            increments: 0,
+            bc_spacing: 0,
+            bc_ack: 0,
+        }
+    }
+
+    /// Update every other round (`true`) or every round.
+    pub fn with_period(mut self, every_other: bool) -> Fast {
+        self.every_other = every_other;
+        self
+    }
+
+    /// Window pacing on or off, over `interval`.
+    pub fn with_pacing(mut self, on: bool, interval: Span) -> Fast {
+        self.pacing = on;
+        self.pacing_interval = interval;
+        self
     }
 
     /// The FAST window equation, segments.
     pub fn update(&self, w: f64, base_over_avg: f64) -> f64 {
         (2.0 * w).min((1.0 - self.gamma) * w + self.gamma * (base_over_avg * w + self.alpha))
+    }
+
+    /// ns-2 `fast_pace` after an ACK (or right after an update): at most one
+    /// pending increment per `bc_spacing` ACKs, all at once (by doubling steps)
+    /// while w ≤ 4.
+    fn pace(&mut self, w: &mut Window) {
+        if self.increments == 0 {
+            return;
+        }
+        if w.cwnd <= 4.0 {
+            let double = w.cwnd.floor().max(1.0) as u64;
+            let step = self.increments.min(double);
+            w.cwnd += step as f64;
+            self.increments -= step;
+            self.bc_ack = 0;
+        } else if self.bc_ack >= self.bc_spacing {
+            w.cwnd += 1.0;
+            self.increments -= 1;
+            self.bc_ack = 0;
+        }
     }
 }
 
@@ -68,12 +167,20 @@ impl CongestionControl for Fast {
         "fast"
     }
 
-    /// No change between round ends; only note that growth is cwnd-limited.
-    fn on_ack(&mut self, _ctx: &CcContext, _w: &mut Window, _ack: &AckSample) {
+    /// Between round ends only pending increments of window pacing apply; note
+    /// that growth is cwnd-limited.
+    fn on_ack(&mut self, ctx: &CcContext, w: &mut Window, _ack: &AckSample) {
         self.cwnd_limited = true;
+        self.acks_this_round += 1;
+        if self.increments > 0 && matches!(ctx.ca_state, CaState::Open | CaState::Disorder) {
+            self.bc_ack += 1;
+            self.pace(w);
+            w.ssthresh = w.ssthresh.min(w.cwnd - 1.0);
+        }
     }
 
     fn ssthresh(&mut self, _ctx: &CcContext, w: &Window, _reason: SsthreshReason) -> f64 {
+        self.increments = 0;
         (w.cwnd / 2.0).max(2.0)
     }
 
@@ -83,6 +190,7 @@ impl CongestionControl for Fast {
 
     fn on_round_end(&mut self, ctx: &CcContext, w: &mut Window, round: &RoundStats) {
         let limited = std::mem::take(&mut self.cwnd_limited);
+        self.acks_last_round = std::mem::take(&mut self.acks_this_round);
         if round.samples == 0 {
             return;
         }
@@ -91,19 +199,41 @@ impl CongestionControl for Fast {
         if !matches!(ctx.ca_state, CaState::Open | CaState::Disorder) {
             return;
         }
+        let pacing = self.pacing && base >= PACING_MIN_BASE_RTT;
         // In picoseconds, so that queueing delay (avg − base) is exact.
-        let (base, avg) = (base.ps() as f64, avg.ps().max(1) as f64);
-        let ratio = base / avg;
+        let (base_ps, avg_ps) = (base.ps() as f64, avg.ps().max(1) as f64);
+        let ratio = base_ps / avg_ps;
         if w.cwnd < w.ssthresh {
             // Leave slow start once α segments are queued: w·(1 − baseRTT/avgRTT) ≥ α.
-            if w.cwnd * (avg - base) / avg >= self.alpha {
+            if w.cwnd * (avg_ps - base_ps) / avg_ps >= self.alpha {
                 w.ssthresh = w.cwnd;
             }
             return;
         }
+        // Every other round (ns-2 `on_first_rtt_`), or every round.
+        let due = self.update_due || !self.every_other;
+        self.update_due = !due;
+        if !due {
+            return;
+        }
         let next = self.update(w.cwnd, ratio);
-        // Growth only when the window was the limit (spec 06 §2.4).
-        if next < w.cwnd || limited {
+        // ns-2 fast_cc: stale increments are dropped at each update.
+        self.increments = 0;
+        if next < w.cwnd {
+            // A decrease applies at once.
+            w.cwnd = next;
+        } else if limited && pacing {
+            // Growth only when the window was the limit (spec 06 §2.4); paced
+            // over the next interval's ACKs (ns-2 fast_pace, whole segments).
+            let incr = (next - w.cwnd).floor() as u64;
+            if incr > 0 {
+                let per_interval = self.acks_last_round as f64 * self.pacing_interval.as_secs_f64() / avg.as_secs_f64();
+                self.increments = incr;
+                self.bc_spacing = (per_interval / incr as f64) as u64;
+                self.bc_ack = 1;
+                self.pace(w);
+            }
+        } else if limited {
             w.cwnd = next;
         }
         // Out of slow start FAST alone sets the window: keep ssthresh below it so
@@ -227,5 +357,98 @@ mod tests {
         // ssthresh hook: max(w/2, 2).
         assert_eq!(f.ssthresh(&ctx(), &Window { cwnd: 1000.0, ssthresh: 2.0 }, SsthreshReason::FastRetransmit), 500.0);
         assert_eq!(f.ssthresh(&ctx(), &Window { cwnd: 3.0, ssthresh: 2.0 }, SsthreshReason::Rto), 2.0);
+    }
+
+    /// A cwnd-limited CA round of `acks` ACKs at window `w`, then its end with avgRTT `mean_ms`.
+    fn round_of(f: &mut Fast, w: &mut Window, acks: u64, mean_ms: u64) {
+        for _ in 0..acks {
+            f.on_ack(&ctx(), w, &AckSample::example(1, 1448));
+        }
+        f.on_round_end(&ctx(), w, &round(mean_ms));
+    }
+
+    #[test]
+    fn updates_every_other_round() {
+        // ns-2 tcp-fast.h UPDATE_CWND_EVERY_OTHER_RTT: the window moves in rounds 1, 3, 5.
+        let mut f = fast().with_period(true);
+        let mut w = Window { cwnd: 1000.0, ssthresh: 2.0 };
+        let mut seen = Vec::new();
+        for _ in 0..4 {
+            round_of(&mut f, &mut w, 1, 100);
+            seen.push(w.cwnd);
+        }
+        // 1000 → 0.5·1000 + 0.5·(1000 + 200) = 1100 → 0.5·1100 + 0.5·(1100 + 200) = 1200.
+        assert_eq!(seen, [1100.0, 1100.0, 1200.0, 1200.0]);
+    }
+
+    #[test]
+    fn window_pacing_spreads_an_increase_over_the_next_interval() {
+        // ns-2 fast_pace: 1000 ACKs in the last 100 ms round → 100 ACKs per 10 ms; an
+        // increase of 100 segments (avgRTT = baseRTT: 1000 → 1100) adds one every ACK
+        // (spacing ⌊100/100⌋ = 1), the first at the update itself.
+        let mut f = fast().with_pacing(true, Span::from_ms(10));
+        let mut w = Window { cwnd: 1000.0, ssthresh: 2.0 };
+        round_of(&mut f, &mut w, 1000, 100);
+        assert_eq!(w.cwnd, 1001.0, "not the whole increase at once");
+        for k in 1..=99 {
+            f.on_ack(&ctx(), &mut w, &AckSample::example(1, 1448));
+            assert_eq!(w.cwnd, 1001.0 + k as f64);
+        }
+        f.on_ack(&ctx(), &mut w, &AckSample::example(1, 1448));
+        assert_eq!(w.cwnd, 1100.0, "increments used up");
+        assert!(w.ssthresh < w.cwnd);
+        // 4000 ACKs in the round: 400 per interval for the 100 increments of 1210 → 1310:
+        // spacing ⌊400/100⌋ = 4, the count starting at 1 with the update.
+        let mut f = fast().with_pacing(true, Span::from_ms(10));
+        let mut w = Window { cwnd: 1210.0, ssthresh: 2.0 };
+        round_of(&mut f, &mut w, 4000, 100);
+        assert_eq!(w.cwnd, 1210.0, "the first increment waits for spacing 4 (bc_ack 1)");
+        let mut grew_at = Vec::new();
+        for k in 1..=9 {
+            let before = w.cwnd;
+            f.on_ack(&ctx(), &mut w, &AckSample::example(1, 1448));
+            if w.cwnd > before {
+                grew_at.push(k);
+            }
+        }
+        assert_eq!(grew_at, [3, 7]);
+    }
+
+    #[test]
+    fn window_pacing_leaves_decreases_and_small_windows_alone() {
+        let mut f = fast().with_pacing(true, Span::from_ms(10));
+        // A decrease applies at once: avgRTT 200 → 0.5·1000 + 0.5·(500 + 200) = 850.
+        let mut w = Window { cwnd: 1000.0, ssthresh: 2.0 };
+        round_of(&mut f, &mut w, 1000, 200);
+        assert!((w.cwnd - 850.0).abs() < 1e-9);
+        // w ≤ 4: the increase (4 → 8, capped at 2w) applies at once.
+        let mut w = Window { cwnd: 4.0, ssthresh: 2.0 };
+        round_of(&mut f, &mut w, 4, 100);
+        assert_eq!(w.cwnd, 8.0);
+        // No pacing below a 4 ms baseRTT (ns-2 fast_cc): the whole increase at once.
+        let mut f = Fast::new(DEFAULT_ALPHA, DEFAULT_GAMMA).with_pacing(true, Span::from_ms(10));
+        let mut w = Window { cwnd: 1000.0, ssthresh: 2.0 };
+        f.on_rtt_sample(&ctx(), &mut w, Span::from_ms(3));
+        let r = RoundStats { min_rtt: Some(Span::from_ms(3)), mean_rtt: Some(Span::from_ms(3)), samples: 10, acked_segments: 10 };
+        f.on_ack(&ctx(), &mut w, &AckSample::example(1, 1448));
+        f.on_round_end(&ctx(), &mut w, &r);
+        assert_eq!(w.cwnd, 1100.0);
+    }
+
+    #[test]
+    fn a_loss_drops_pending_increments() {
+        let mut f = fast().with_pacing(true, Span::from_ms(10));
+        let mut w = Window { cwnd: 1000.0, ssthresh: 2.0 };
+        round_of(&mut f, &mut w, 1000, 100);
+        assert_eq!(f.ssthresh(&ctx(), &w, SsthreshReason::FastRetransmit), 500.5);
+        let before = w.cwnd;
+        f.on_ack(&ctx(), &mut w, &AckSample::example(1, 1448));
+        assert_eq!(w.cwnd, before);
+    }
+
+    #[test]
+    fn the_catalogue_defaults_follow_the_ns2_module() {
+        let p = (FAST.defaults)("linux-2.4", &CcParams::new());
+        assert_eq!((p.text("update_period"), p.flag("window_pacing"), p.num("pacing_interval_s")), ("every_other_rtt", true, 0.01));
     }
 }
