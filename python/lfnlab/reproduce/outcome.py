@@ -155,6 +155,8 @@ class Outcome:
     figures: list[Figure] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     runs: list[RunRecord] = field(default_factory=list)
+    #: "Against the paper" rows (:func:`lfnlab.reproduce.paper.comparison`), or None.
+    paper: Optional[pd.DataFrame] = None
 
     @property
     def passed(self) -> bool:

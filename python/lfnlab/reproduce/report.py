@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .figures import save_png
 from .outcome import Outcome, _fmt
+from .paper import TOLERANCE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,6 +26,8 @@ REPORT = "report.md"
 #: report.md as one HTML page with its figures inline (lfnlab.html).
 REPORT_HTML = "report.html"
 CHECKS = "checks.json"
+#: The "Against the paper" table's CSV.
+PAPER_CSV = "against-the-paper.csv"
 
 
 def _cell(value: Any, digits: int) -> str:
@@ -115,6 +118,8 @@ def write_report(experiment: Experiment, outcome: Outcome, out: Path, *, quick: 
     still recognised as this command's: ``--resume`` finishes it, a rerun clears it."""
     out.mkdir(parents=True, exist_ok=True)
     planned = [f"{t.name}.csv" for t in outcome.tables] + [f"{f.name}.png" for f in outcome.figures]
+    if outcome.paper is not None:
+        planned.append(PAPER_CSV)
     write_incomplete_manifest(out, experiment, quick=quick, runs=[r.directory for r in outcome.runs], files=planned + [REPORT, REPORT_HTML])
     files: list[str] = []
     for table in outcome.tables:
@@ -123,6 +128,9 @@ def write_report(experiment: Experiment, outcome: Outcome, out: Path, *, quick: 
     for figure in outcome.figures:
         save_png(figure.figure, out / f"{figure.name}.png")
         files.append(f"{figure.name}.png")
+    if outcome.paper is not None:
+        outcome.paper.to_csv(out / PAPER_CSV, index=False, lineterminator="\n")
+        files.append(PAPER_CSV)
 
     form = "quick" if quick else "full"
     n_pass = sum(c.passed for c in outcome.checks)
@@ -156,6 +164,20 @@ def write_report(experiment: Experiment, outcome: Outcome, out: Path, *, quick: 
         ),
         "",
     ]
+    if outcome.paper is not None:
+        md += [
+            "## Against the paper",
+            "",
+            "The paper's published values (only those given in the spec or an issue, with their source) beside "
+            f"this run's; ratio = ours / the published value (the middle of a range); `agrees` within ±{TOLERANCE:.0%} "
+            "of it, else `why` names the mechanism behind the difference."
+            + (" This is the quick form: shorter runs, not comparable with the paper." if quick else ""),
+            "",
+            markdown_table(list(outcome.paper.columns), [list(r) for r in outcome.paper.itertuples(index=False, name=None)], 4),
+            "",
+            f"CSV: [{PAPER_CSV}]({PAPER_CSV})",
+            "",
+        ]
     if outcome.tables:
         md += ["## Tables", ""]
         for table in outcome.tables:

@@ -16,6 +16,7 @@ from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import WIRE_OVERHEAD_BYTES, conserved
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table, verdict
+from ..paper import comparison
 from .path01 import BOTTLENECK, MONITOR_M, NIC_BYTES_PER_S, WIRE_BYTES, path_scenario
 from .common01 import (
     MB,
@@ -303,6 +304,50 @@ def cases(par: Params) -> list[Case]:
     ]
 
 
+#: Why ours differs from the paper where it does (issue 39 items 1–4), each from a trace of
+#: the full form (docs/reproduce.md, 01.E2).
+WHY = {
+    **{
+        f"fast-gap-bw-{b}": "FAST's α sits in the pacer: the released PSPacer paces cwnd·MSS per RTT of wire "
+        "bytes (size_basis mss), so 1 − 1448/1538 = 5.9 % of the window waits in the sender's qdisc; FAST "
+        "counts that wait as its α queued segments and settles at w·0.059 = α, w ≈ 3400 (trace: cwnd 3351, "
+        "srtt 212.6 ms), the same rate at every buffer"
+        for b in (64, 128, 256, 512)
+    },
+    **{
+        f"scalable-gap-drops-{b}": "Scalable grows 1 % per RTT until the paced rate cwnd·MSS/(srtt − qtime) "
+        "passes C (cwnd ≈ 8630), and the FIFO then overflows for a round trip before the loss is seen: about "
+        "800 frames every 30 s (trace scalable-gap-128k)"
+        for b in (64, 128, 256, 512)
+    },
+    **{
+        f"fast-off-bw-{b}": "α = 200 segments cannot be queued in a 42–170-frame FIFO, so FAST never reaches "
+        "its equilibrium and keeps growing into losses (window pacing, since issue 39, raised 1.2/2.6 to "
+        "3.6/5.3 MB/s at 64/128 KiB)"
+        for b in (64, 128)
+    },
+    "fast-off-bw-256": "with a 170-frame FIFO FAST's α still does not fit; ours grows past the point where the "
+    "paper's flow stalled (mechanism of the paper's 21.0 MB/s not established)",
+    **{
+        f"scalable-off-drops-{b}": "in congestion avoidance, below the BDP, the unpaced line-rate bursts "
+        "overflow the FIFO in episodes of about 800 frames every 15 s (trace scalable-off-256k); why the "
+        "paper's totals are 3–10× lower is not established"
+        for b in (128, 256, 512)
+    },
+}
+
+
+def _ours(frame: pd.DataFrame) -> dict[str, float]:
+    """Our values under the keys of :data:`~lfnlab.reproduce.paper.PUBLISHED` ["01.E2"]."""
+    names = {"off": "off", "gap_packets": "gap", "fq": "fq"}
+    ours: dict[str, float] = {}
+    for r in frame.itertuples():
+        base = f"{r.variant}-{names.get(str(r.pacing), str(r.pacing))}"
+        ours[f"{base}-bw-{int(r.buffer_KB)}"] = float(r.goodput_MBps)
+        ours[f"{base}-drops-{int(r.buffer_KB)}"] = float(r.taildrops)
+    return ours
+
+
 def analyse(par: Params, kept: Mapping[str, Any]) -> Outcome:
     c = par.c_MBps * MB
     rows = []
@@ -373,6 +418,7 @@ def analyse(par: Params, kept: Mapping[str, Any]) -> Outcome:
     )
 
     frame = frame.drop(columns=["tail_only"])
+    out.paper = comparison("01.E2", _ours(frame), WHY)
     for v in par.variants:
         out.tables.append(
             Table(
@@ -413,9 +459,10 @@ def analyse(par: Params, kept: Mapping[str, Any]) -> Outcome:
         "(summary `goodput_bps`/8), in MB/s = 10^6 B/s (spec 01 §2.1, §3 common settings).",
         f"TailDrops are the drops of the emulator FIFO `{BOTTLENECK}` (summary queue entry); RTO count is the flow's "
         "`timeouts`; gap bytes are the sender's gap frames in wire bytes (summary hosts `gap_wire_bytes`).",
-        f"Mean target rate: equation (1), cwnd·{WIRE_BYTES}/srtt with the cwnd (segments) and srtt at the end of each "
+        f"Mean target rate: equation (1) in its wire form, cwnd·{WIRE_BYTES}/srtt (the ipg estimator itself uses "
+        "cwnd·MSS/(srtt − qtime), spec 01 §2.2), with the cwnd (segments) and srtt at the end of each "
         f"{par.trace_bin_s * 1e3:g} ms trace bin, averaged over the bins with an RTT sample (MB/s of wire bytes). For "
-        "gap-paced runs it is the rate the ipg estimator aimed at (evaluated at bin ends, not at every dequeue); for "
+        "gap-paced runs it approximates the rate the ipg estimator aimed at (evaluated at bin ends, not at every dequeue); for "
         "the others it is the rate the window would ask for. It can exceed C, since cwnd includes packets queued in "
         "the FIFO and the qdisc while srtt lags behind.",
         "Checks are model properties only (wire-efficiency bound, frame conservation at port A, the access link's "

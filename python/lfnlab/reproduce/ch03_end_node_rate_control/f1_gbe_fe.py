@@ -25,6 +25,7 @@ from .. import quantities as q
 from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
+from ..paper import comparison
 from .path03 import FE_BPS, FLOW, GBE_BPS, N2_BUFFER_BYTES, PTM, PTM_28
 from .common03 import PREAMBLE_BYTES, drops_by_cause, throughput_mbps
 from .f_common import MSS, flow_counters, ptm_case, run_checks, seeds, stats_row, trial_label
@@ -265,6 +266,8 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
                 "N2 600 Mbit/s × 1448/1518)",
             )
         )
+    fe_hi = trials[(trials["nic"] == "FE") & (trials["txqueuelen"] == max(p.txqueuelens))]["throughput_Mbps"]
+    out.paper = comparison("03.F1", {"fe-q25000-median": float(fe_hi.median()) if max(p.txqueuelens) == 25000 else None}, {})
     out.tables.append(
         Table(
             "paper-table1",

@@ -36,10 +36,12 @@ from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import flow_entry
 from ..outcome import Check, Figure, Outcome, Table, expectation, expectations_table
+from ..paper import comparison
 from .path03 import ACKS_IN, FLOW, GBE_BPS, SENDER_NIC, ptm_scenario
 from .common03 import busy_idle, packet_counts, throughput_mbps
 from .f_common import (
     BASE_RTT_S,
+    STALL_WHY,
     best_seed,
     classify_departures,
     cps_spaced_rounds,
@@ -534,6 +536,11 @@ def analyse(p: Params, runs: Mapping[str, Any]) -> Outcome:
             averages_table(kept, (off, on), p.trials),
             digits=4,
         )
+    )
+    out.paper = comparison(
+        "03.F5",
+        {"off-best": float(kept[(off.key, best[off.key])]["throughput_Mbps"]), "cps-best": float(kept[(on.key, best[on.key])]["throughput_Mbps"])},
+        {"off-best": STALL_WHY, "cps-best": STALL_WHY + "; CPS delays that first overflow to a larger window"},
     )
     picks = [(off, best[off.key]), (on, best[on.key])]
     series = series_table(kept, picks)

@@ -38,6 +38,13 @@ IW_SEGMENTS = 2
 FRAME_PREAMBLE_BYTES = 1500 + 18 + PREAMBLE_BYTES
 
 
+#: Why a P-TM sender stays far below the paper's rates (issue 39 item 5), for "Against the paper".
+STALL_WHY = (
+    "txqueuelen 100 (spec 03's CHOICE for F2 and F5, kept for F3 and F7) ends slow start at the first "
+    "interface-queue overflow through CWR (§2.4), and NewReno then gains one segment per 200 ms RTT"
+)
+
+
 def seeds(trials: int) -> list[int]:
     """Seeds 1..N (spec 03 §2.8: run r uses seed r)."""
     if trials < 1:
