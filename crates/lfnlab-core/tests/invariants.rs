@@ -252,3 +252,16 @@ fn every_example_keeps_every_invariant() {
     }
     assert!(checked >= 7, "only {checked} examples");
 }
+
+/// Issue 39 (found by the fuzz seed corpus once P-TM became a drop-tail path): a router
+/// port that serves eagerly and feeds an early channel forwards each frame when it
+/// accepts it, so frames it has not started yet are booked at the next hop, not on its
+/// link: the ledger must not take them off the link's count (it underflowed).
+#[test]
+fn an_eager_port_feeding_an_early_channel_balances() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions/scenario/eager-port-feeding-early-channel.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let s = load_str(&text, &path.display().to_string(), &[]).unwrap();
+    let out = sim::run_checked(&s).unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.summary.conservation.holds);
+}

@@ -50,10 +50,19 @@ impl World {
         // Frames an eager port accepted whose transmission has not started are
         // on its link direction's ring, yet still queued (net::eager_fifo). The
         // port settles lazily, so its own counters may still hold frames that
-        // started (even arrived) since: they are counted as of `now`.
+        // started (even arrived) since: they are counted as of `now`. A port
+        // that feeds an early channel (sim::early) forwarded its frames at
+        // acceptance: they are booked where they are now, not here nor on the link.
+        let mut feeds_early = vec![false; self.net.ports.len()];
+        for (c, &p) in self.net.eager_feeder.iter().enumerate() {
+            if p != u32::MAX && self.net.early.get(c).copied().unwrap_or(false) {
+                feeds_early[p as usize] = true;
+            }
+        }
         let (mut waiting_frames, mut waiting_bytes, mut port_frames) = (0, 0, 0);
-        for p in &self.net.ports {
+        for (pi, p) in self.net.ports.iter().enumerate() {
             match &p.queue {
+                PortQueue::Eager(_) if feeds_early[pi] => {}
                 PortQueue::Eager(q) => {
                     let (f, by) = q.waiting_at(self.net.now);
                     waiting_frames += f;
@@ -65,14 +74,23 @@ impl World {
         }
         b.queued_frames += waiting_frames;
         b.queued_bytes += waiting_bytes;
-        // PAUSE frames on links are MAC control, outside the books.
-        let on_links_frames = self.net.channels.iter().map(|c| c.frames_on_link()).sum::<u64>() - b.control_frames_on_links - waiting_frames;
-        let on_links_bytes = self.net.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>() - b.control_bytes_on_links - waiting_bytes;
+        let mut problems = Vec::new();
+        // PAUSE frames on links are MAC control, outside the books. Checked
+        // subtraction: more frames waiting than on the links is itself a fault.
+        let on_link = |total: u64, less: u64, what: &str, problems: &mut Vec<String>| {
+            total.checked_sub(less).unwrap_or_else(|| {
+                problems.push(format!("links hold {total} {what}, fewer than the {less} counted as waiting to start or MAC control"));
+                0
+            })
+        };
+        let total_frames = self.net.channels.iter().map(|c| c.frames_on_link()).sum::<u64>();
+        let total_bytes = self.net.channels.iter().map(|c| c.bytes_on_link()).sum::<u64>();
+        let on_links_frames = on_link(total_frames, b.control_frames_on_links + waiting_frames, "frames", &mut problems);
+        let on_links_bytes = on_link(total_bytes, b.control_bytes_on_links + waiting_bytes, "bytes", &mut problems);
         // Frames in a host NIC's rings and FIFOs are still queued at that host (spec 04 §2.3).
         let in_nics: u64 = self.hosts.nodes.iter().filter_map(|h| h.nic.as_ref()).map(|n| n.tx.frames_held() + n.rx.fifo_frames()).sum::<u64>()
             + self.hosts.nodes.iter().filter_map(|h| h.cpu.as_ref()).map(|c| c.rx_frames_held()).sum::<u64>();
         let queued_frames: u64 = port_frames + in_nics + self.switch_frames_held();
-        let mut problems = Vec::new();
         if queued_frames != b.queued_frames {
             problems.push(format!("queues hold {queued_frames} frames, books say {}", b.queued_frames));
         }
