@@ -99,6 +99,11 @@ PUBLISHED: dict[str, tuple[Published, ...]] = {
         _point("off-best", "Figs. 18–19, CPS off: best trial", 65.4, "Mbps", f"{_I39} 5"),
     ),
     "03.F7": (_point("ipg-cps-best", "Fig. 20, IPG 256 + CPS: best trial", 208, "Mbps", f"{_I39} 5"),),
+    "05.E5.5": tuple(
+        _point(f"{dev}-f{k}", f"Table II, D-Link, BIC+SACK, 50 ms, flow {k} (ours: rr_simple, {what})", v, "Mbit/s", f"{_I39} 6")
+        for dev, what in (("static", "static split"), ("shared", "shared pool"))
+        for k, v in ((1, 208.0), (2, 168.0))
+    ),
     "04.E4.3": (
         _point("t_up-100", "start-up at 100 ms (\"almost 2 second\")", 2.0, "s", f"{_I39} 7"),
         _point("t_up-400", "start-up at 400 ms (\"6 second\")", 6.0, "s", f"{_I39} 7"),

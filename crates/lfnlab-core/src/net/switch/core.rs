@@ -174,8 +174,15 @@ impl<F: Frame> SwitchCore<F> {
         };
         let (direct, fab) = match cfg.model {
             Model::Oq => (Some(pool(n, cfg.policy, cfg.total_bytes, cfg.queue_limit_bytes)), None),
+            // spec 05 §2.2 M4: a static split, B_sub per sub-queue within B_port per
+            // output (`SP`, the default); with `CS` or `DT` the shared-pool variant
+            // (issue 39 item 6; spec 05 §5 "the split among ports is unknown"): every
+            // sub-queue draws on the one B_total.
             Model::RrSimple => {
-                let p = pool(n * n, SharePolicy::Sp, cfg.total_bytes, cfg.queue_limit_bytes).with_groups(n, cfg.port_limit_bytes());
+                let p = match cfg.policy {
+                    SharePolicy::Sp => pool(n * n, SharePolicy::Sp, cfg.total_bytes, cfg.queue_limit_bytes).with_groups(n, cfg.port_limit_bytes()),
+                    shared => pool(n * n, shared, cfg.total_bytes, cfg.queue_limit_bytes),
+                };
                 (Some(p), None)
             }
             Model::IqFifo | Model::Voq => {

@@ -140,3 +140,23 @@ fn frames_are_conserved_in_every_configuration() {
         assert_eq!(sw.take_refused().count() as u64, dropped, "{name}");
     }
 }
+
+/// M4's memory (spec 05 §2.2): the static split lets one input's burst to one output
+/// hold at most B_sub = 16 KiB (10 full-size frames); the shared-pool variant
+/// (`mem_policy = "CS"`, issue 39 item 6) lets it use all of B_total = 512 KiB.
+#[test]
+fn rr_simple_static_split_and_shared_pool() {
+    let burst = |policy: super::config::SharePolicy| {
+        let mut sw = core("rr_simple", |c| c.policy = policy);
+        for seq in 0..400 {
+            sw.receive(SimTime::ZERO, 0, 1, F { l2: 1518, input: 0, seq });
+        }
+        sw.advance(SimTime(10 * PS_PER_US));
+        sw.counts[0].dropped
+    };
+    // All 400 become eligible together (2 µs) and are admitted before any leaves.
+    // Static: 10 · 1518 = 15 180 ≤ 16 384 < 11 · 1518, so 390 are dropped.
+    assert_eq!(burst(super::config::SharePolicy::Sp), 390);
+    // Shared: ⌊524 288 / 1518⌋ = 345 fit, so 55 are dropped.
+    assert_eq!(burst(super::config::SharePolicy::Cs), 55);
+}

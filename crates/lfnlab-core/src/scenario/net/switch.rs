@@ -39,7 +39,7 @@ pub struct SwitchSpec {
     pub ports: Option<u16>,
     /// `mem.unit`: `byte` or `cell`.
     pub mem_unit: Option<String>,
-    /// `mem.policy`: `CS`, `SP` or `DT`.
+    /// `mem.policy`: `CS`, `SP` or `DT`. On `rr_simple`, `SP` (default) is the static split of spec 05 §2.2 M4 and `CS` or `DT` the shared-pool variant: every sub-queue draws on `B_total`.
     pub mem_policy: Option<String>,
     /// `B_total`.
     pub memory: Option<ByteSize>,
