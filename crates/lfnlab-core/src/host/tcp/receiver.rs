@@ -383,7 +383,7 @@ impl Receiver {
             if let Some(g) = self.growth.as_mut().filter(|_| fits) {
                 // Linux tcp_grow_window: +2·MSS per in-order data segment (CHOICE without
                 // `quickack_on_window_growth`: every segment counts, the buffer charge never
-                // stops it; with it, the 2.x truesize test below).
+                // stops it; with it, the 2.x truesize test `fits` above).
                 let raised = (g.rcv_ssthresh + 2 * self.mss as u64).min(cap);
                 grew = raised > g.rcv_ssthresh;
                 g.rcv_ssthresh = raised;
