@@ -8,6 +8,7 @@ import math
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from lfnlab import _native
 from lfnlab.errors import InvalidInputError
@@ -109,6 +110,42 @@ def test_e51_run_labels_are_unique_and_name_their_variant() -> None:
     # 12 pairs × 9 configurations, J sweep 2 pairs × 2 values × 9, 64-byte × 9, B_total 2 × 3, speedup 2, B_sub 2 × 2.
     assert len(runs) == 12 * 9 + 2 * 2 * 9 + 9 + 2 * 3 + 2 + 2 * 2
     assert {r.variant for r in runs} >= {"main", "J 100 ns", "J 1000 ns", "64-byte frames", "B_total 16 MiB", "s 1.25", "B_sub 8 KiB"}
+    every = e1._all_runs(e1.FULL)
+    assert len({r.label(1) for r in every}) == len(every)
+    # The beat study adds, at 800 + 600 and 900 + 900: δ_sw 0, independent clocks and J 12.3 µs; and
+    # J 100 ns, 1 µs at 800 + 600 (the main runs and 900 + 900's J runs already exist).
+    assert len(every) - len(runs) == 2 * 3 + 2
+    assert {r.variant for r in every} >= {"δ_sw 0 ppm", "independent clocks", "J 12304 ns"}
+
+
+@pytest.mark.engine
+def test_a_shared_pool_beats_at_the_switch_clock_offset() -> None:
+    """Issue 39 item 8: with two CBR inputs over a full complete-sharing pool, each flow's
+    share is a fixed function of the departure phase. With δ_sw = 0 the share never moves;
+    with δ_sw = 50 ppm flow 1's output swings with a line on a harmonic of |δ_sw|/D."""
+    import lfnlab
+    from lfnlab.reproduce.ch05_switches import e1_two_cbr as e1
+    from lfnlab.reproduce.ch05_switches.common05 import OUTPUT, series
+
+    duration, bin_s = 3.0, 0.001
+    a, b = 500, 3000
+
+    def flow1(ppm: float) -> np.ndarray:
+        sc = p5.bench_scenario("beat", config="oq_cs", tc1_mbps=800, tc2_mbps=600, duration_s=duration, seed=1,
+                               switch={"clock_ppm": ppm}, bin_s=bin_s)
+        r = lfnlab.run(sc)
+        assert e1.switch_clock_ppm(r) == ppm
+        return series(r.flows, OUTPUT, "flow1", bin_s, int(duration / bin_s)).bytes[a:b] * 8 / bin_s / 1e6
+
+    still = flow1(0.0).reshape(-1, 100).mean(axis=1)
+    assert still.var() < 1.0
+    moving = flow1(50.0)
+    hundred = moving.reshape(-1, 100).mean(axis=1)
+    assert hundred.var() > 100.0
+    predicted = p5.frame_time_s(1500) / 50e-6  # 0.246 s
+    measured = e1.dominant_period_s(moving, bin_s)
+    row = {"period_s": measured, "beat_predicted_s": predicted, "harmonic": round(predicted / measured)}
+    assert e1.on_harmonic(row, (b - a) * bin_s), row
 
 
 @pytest.mark.engine

@@ -99,6 +99,12 @@ PUBLISHED: dict[str, tuple[Published, ...]] = {
         _point("off-best", "Figs. 18–19, CPS off: best trial", 65.4, "Mbps", f"{_I39} 5"),
     ),
     "03.F7": (_point("ipg-cps-best", "Fig. 20, IPG 256 + CPS: best trial", 208, "Mbps", f"{_I39} 5"),),
+    "05.E5.1": (
+        _point("f1-var-800-600", "Table I, 800 + 600: flow 1's variance over 100-ms bins (ours: oq_cs)", 4, "(Mbit/s)²", f"{_I39} 8"),
+        _point("f1-min-800-600", "Table I, 800 + 600: flow 1's smallest 100-ms bin (ours: oq_cs)", 566, "Mbit/s", f"{_I39} 8"),
+        _point("f1-max-800-600", "Table I, 800 + 600: flow 1's largest 100-ms bin (ours: oq_cs)", 574, "Mbit/s", f"{_I39} 8"),
+        _point("episode-900-900", "900 + 900: episodes in which one flow wins (ours: oq_cs, mean)", 0.3, "s", f"{_I39} 8"),
+    ),
     "05.E5.5": tuple(
         _point(f"{dev}-f{k}", f"Table II, D-Link, BIC+SACK, 50 ms, flow {k} (ours: rr_simple, {what})", v, "Mbit/s", f"{_I39} 6")
         for dev, what in (("static", "static split"), ("shared", "shared pool"))

@@ -12,6 +12,7 @@ frames at 1000 + 1000.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -20,10 +21,12 @@ import numpy as np
 import pandas as pd
 
 from ...result import Result
+from ...scenario import tomllib
 from ..engine import Case, Experiment
 from ..measure import conserved
 from ..outcome import Check, Figure, Outcome, Table
-from .path05 import bench_scenario, l2_line_mbps
+from ..paper import comparison
+from .path05 import bench_scenario, frame_time_s, l2_line_mbps
 from . import checklist05
 from .common05 import CONFIGS_E51_E54, OUTPUT, config_panels, run_stats, series
 
@@ -45,6 +48,9 @@ class Params:
     sub_pairs: tuple[Pair, ...] = field(metadata={"label": "B_sub sweep (rr_simple) at", "unit": "Mbit/s"})
     subs_kib: tuple[int, ...] = field(metadata={"label": "B_sub of rr_simple (beside 16)", "unit": "KiB"})
     excerpt_s: tuple[float, float] = field(metadata={"label": "figure excerpt", "unit": "s"})
+    beat_config: str = field(default="oq_cs", metadata={"label": "beat study (issue 39 item 8): configuration"})
+    beat_pairs: tuple[Pair, ...] = field(default=((800, 600), (900, 900)), metadata={"label": "beat study at", "unit": "Mbit/s"})
+    beat_jitters_ns: tuple[int, ...] = field(default=(100, 1000, 12304), metadata={"label": "beat study: J (beside 0)", "unit": "ns"})
     figure_pairs: tuple[Pair, ...] = field(default=((1000, 1000), (900, 900), (1000, 800), (900, 800)), metadata={"label": "F5.1a–d pairs", "unit": "Mbit/s"})
     bin_s: float = field(default=0.001, metadata={"label": "bin", "unit": "s"})
 
@@ -61,7 +67,7 @@ FULL = Params(
 QUICK = Params(
     configs=CONFIGS_E51_E54, pairs=((1000, 1000), (900, 900), (1000, 800), (900, 800), (400, 400)), duration_s=1.2,
     window_s=(0.1, 1.1), seeds=1, jitter_pairs=((1000, 1000),), jitters_ns=(1000,), memory_pairs=(), memories_mib=(),
-    speedups=(), sub_pairs=(), subs_kib=(), excerpt_s=(0.1, 1.1),
+    speedups=(), sub_pairs=(), subs_kib=(), excerpt_s=(0.1, 1.1), beat_pairs=((800, 600),), beat_jitters_ns=(12304,),
 )
 
 
@@ -74,6 +80,10 @@ class Run:
     memory_mib: Optional[int] = None
     speedup: Optional[float] = None
     sub_kib: Optional[int] = None
+    #: δ_sw forced (None: drawn from the seed, spec 05 §2.4).
+    clock_ppm: Optional[float] = None
+    #: gen.clock = independent (spec 05 §2.4) instead of shared.
+    independent: bool = False
 
     @property
     def variant(self) -> str:
@@ -88,6 +98,10 @@ class Run:
             parts.append(f"s {self.speedup:g}")
         if self.sub_kib is not None:
             parts.append(f"B_sub {self.sub_kib} KiB")
+        if self.clock_ppm is not None:
+            parts.append(f"δ_sw {self.clock_ppm:g} ppm")
+        if self.independent:
+            parts.append("independent clocks")
         return ", ".join(parts) or "main"
 
     def label(self, seed: int) -> str:
@@ -97,6 +111,8 @@ class Run:
         k += f"-m{self.memory_mib}" if self.memory_mib is not None else ""
         k += f"-sp{round(self.speedup * 100)}" if self.speedup is not None else ""
         k += f"-b{self.sub_kib}" if self.sub_kib is not None else ""
+        k += f"-d{self.clock_ppm:g}" if self.clock_ppm is not None else ""
+        k += "-ind" if self.independent else ""
         return f"{k}-s{seed:02d}"
 
     def switch_keys(self) -> dict[str, Any]:
@@ -109,6 +125,8 @@ class Run:
             keys["speedup"] = self.speedup
         if self.sub_kib is not None:
             keys["queue_limit"] = f"{self.sub_kib}KiB"
+        if self.clock_ppm is not None:
+            keys["clock_ppm"] = self.clock_ppm
         return keys
 
 
@@ -122,15 +140,95 @@ def runs(p: Params) -> list[Run]:
     return out
 
 
+def beat_runs(p: Params) -> list[Run]:
+    """The beat study (issue 39 item 8) at each beat pair: the main run, δ_sw = 0, independent
+    generator clocks and each J, all on ``p.beat_config``."""
+    out = []
+    for pair in p.beat_pairs:
+        out.append(Run(p.beat_config, pair))
+        out.append(Run(p.beat_config, pair, clock_ppm=0.0))
+        out.append(Run(p.beat_config, pair, independent=True))
+        out += [Run(p.beat_config, pair, jitter_ns=j) for j in p.beat_jitters_ns]
+    return out
+
+
+def _all_runs(p: Params) -> list[Run]:
+    """:func:`runs` and the beat study's runs that are not among them, each once."""
+    out = runs(p)
+    seen = set(out)
+    out += [r for r in beat_runs(p) if r not in seen]
+    return out
+
+
 def _traced(p: Params, run: Run) -> bool:
     return run.variant == "main" and run.pair in p.figure_pairs or run.l3 != 1500
 
 
+def switch_clock_ppm(r: Result) -> float:
+    """δ_sw as the run resolved it (drawn from the seed unless the scenario gave it)."""
+    resolved = tomllib.loads(r.scenario_toml)
+    return float(next(n["switch"]["clock_ppm"] for n in resolved["node"] if n.get("kind") == "switch"))
+
+
+#: The beat study reads its spectrum below this frequency (periods of 20 ms and more).
+BEAT_MAX_HZ = 50.0
+#: The Table I statistics bin.
+STAT_BIN_S = 0.1
+#: Episodes are runs of one sign of f1 − f2 over bins of this width.
+EPISODE_BIN_S = 0.01
+
+
+def dominant_period_s(mbps: np.ndarray, bin_s: float) -> float:
+    """The period of the largest spectral line of a bin series below BEAT_MAX_HZ (NaN for a
+    constant series)."""
+    x = mbps - mbps.mean()
+    if not np.any(np.abs(x) > 1e-9):
+        return math.nan
+    power = np.abs(np.fft.rfft(x))
+    freq = np.fft.rfftfreq(x.size, bin_s)
+    band = (freq > 0) & (freq <= BEAT_MAX_HZ)
+    return float(1.0 / freq[band][np.argmax(power[band])])
+
+
+def mean_episode_s(f1: np.ndarray, f2: np.ndarray, bin_s: float) -> float:
+    """Mean length of the runs in which one flow keeps more of the output than the other,
+    from bins of ``bin_s`` (a tie continues the current run)."""
+    sign = np.sign(f1 - f2)
+    sign = sign[sign != 0]
+    if sign.size == 0:
+        return math.nan
+    changes = int(np.count_nonzero(np.diff(sign)))
+    return f1.size * bin_s / (changes + 1)
+
+
+def _beat(p: Params, r: Result) -> dict[str, Any]:
+    n = int(round(p.duration_s / p.bin_s))
+    a, b = (int(round(x / p.bin_s)) for x in p.window_s)
+    f1 = series(r.flows, OUTPUT, "flow1", p.bin_s, n).bytes[a:b] * 8 / p.bin_s / 1e6
+    f2 = series(r.flows, OUTPUT, "flow2", p.bin_s, n).bytes[a:b] * 8 / p.bin_s / 1e6
+    k = int(round(EPISODE_BIN_S / p.bin_s))
+    m = f1.size // k * k
+    # The 100-ms variance over the window's second half: the share once the pool has long
+    # been full (the quick form's window starts while the 4-MiB pool may still be filling).
+    late = f1[f1.size // 2:]
+    h = int(round(STAT_BIN_S / p.bin_s))
+    late = late[: late.size // h * h].reshape(-1, h).mean(axis=1)
+    return {
+        "var_late_Mbps2": float(late.var()) if late.size else math.nan,
+        "clock_ppm": switch_clock_ppm(r),
+        "period_s": dominant_period_s(f1, p.bin_s),
+        "episode_s": mean_episode_s(f1[:m].reshape(-1, k).mean(axis=1), f2[:m].reshape(-1, k).mean(axis=1), EPISODE_BIN_S),
+    }
+
+
 def _keeper(p: Params, run: Run, excerpt: bool) -> Callable[[Result], dict[str, Any]]:
     offered = {"flow1": float(run.pair[0]), "flow2": float(run.pair[1])}
+    beat = run in set(beat_runs(p))
 
     def keep(r: Result) -> dict[str, Any]:
         k = {"stats": run_stats(r.flows, offered, p.duration_s, p.window_s, p.bin_s), "conservation": conserved(r.summary)}
+        if beat:
+            k["beat"] = _beat(p, r)
         if excerpt:
             n = int(round(p.duration_s / p.bin_s))
             a, b = (int(round(x / p.bin_s)) for x in p.excerpt_s)
@@ -146,9 +244,9 @@ def cases(p: Params) -> list[Case]:
     return [
         Case(run.label(s), bench_scenario(
             f"05.E5.1-{run.label(s)}", config=run.config, tc1_mbps=run.pair[0], tc2_mbps=run.pair[1], duration_s=p.duration_s,
-            seed=s, l3_bytes=run.l3, switch=run.switch_keys(), bin_s=p.bin_s, generator_monitor=True),
+            seed=s, l3_bytes=run.l3, switch=run.switch_keys(), independent_clocks=run.independent, bin_s=p.bin_s, generator_monitor=True),
             _keeper(p, run, excerpt=_traced(p, run) and s == 1))
-        for run in runs(p)
+        for run in _all_runs(p)
         for s in range(1, p.seeds + 1)
     ]
 
@@ -160,7 +258,9 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     behaviours = checklist05.e51_behaviours(table, sweeps, p.configs)
     figures = [_figure(p, kept, pair, letter) for letter, pair in zip("abcd", p.figure_pairs)]
     figures.append(_figure(p, kept, (1000, 1000), "e", l3=46))
-    return Outcome(
+    beat = beat_table(p, kept)
+    checks += _beat_checks(p, beat)
+    out = Outcome(
         checks=checks,
         tables=[
             Table("T5.1", "The source's Table I layout, per configuration and rate pair: per flow the mean, max, min and variance "
@@ -171,6 +271,11 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
                   "B_sub of rr_simple, and 64-byte frames at 1000 + 1000.", sweeps),
             *checklist05.tables("E5.1", "Which configuration shows which behaviour of spec 05 §2.8 that these runs test (yes/no; "
                                 "— where no run tests it)", behaviours),
+            Table("T5.1-beat", f"Beat study (issue 39 item 8), {p.beat_config}, one row per seed: flow 1's 100-ms statistics (and the variance over the window's second half), the "
+                  "switch clock offset δ_sw the run drew (or was given), the period of the largest line of flow 1's 1-ms spectrum "
+                  "(below 50 Hz), the beat period D/|δ_sw| that a share fixed by the departure phase predicts (D = one frame time, "
+                  "12.304 µs), the harmonic k = round(predicted/measured), and the mean episode: how long one flow keeps more of "
+                  "the output than the other, in 10-ms bins.", beat),
         ],
         figures=figures,
         notes=[
@@ -178,8 +283,114 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
             "The unfair period counts only flows offering at least 400 Mbit/s (spec 05 §2.6); starvation only flows with load.",
             "Behaviours no configuration showed here: " + (", ".join(checklist05.nobody(behaviours)) or "none") + ".",
             "B3 counts the levels of flow 1's 100-ms bins: 50-Mbit/s-wide levels holding at least 5 % of the bins (f1_levels).",
+            *_beat_notes(p, beat),
         ],
     )
+    out.paper = comparison("05.E5.1", _ours(p, table, beat), _why(p, beat))
+    return out
+
+
+def _ours(p: Params, table: pd.DataFrame, beat: pd.DataFrame) -> dict[str, Optional[float]]:
+    ours: dict[str, Optional[float]] = {}
+    row = table[(table["config"] == p.beat_config) & (table["TC1_Mbps"] == 800) & (table["TC2_Mbps"] == 600)]
+    if not row.empty:
+        ours["f1-var-800-600"] = float(row["f1_var_Mbps2"].iloc[0])
+        ours["f1-min-800-600"] = float(row["f1_min_Mbps"].iloc[0])
+        ours["f1-max-800-600"] = float(row["f1_max_Mbps"].iloc[0])
+    ep = _beat_rows(beat, (900, 900), "main")
+    if not ep.empty:
+        ours["episode-900-900"] = float(ep["episode_s"].mean())
+    return ours
+
+
+def _why(p: Params, beat: pd.DataFrame) -> dict[str, str]:
+    def var(pair: Pair, variant: str) -> str:
+        rows = _beat_rows(beat, pair, variant)
+        return f"{rows['f1_var_Mbps2'].mean():.0f}" if len(rows) else "not run"
+
+    j = max(p.beat_jitters_ns) if p.beat_jitters_ns else 0
+    beats = _beat_rows(beat, (800, 600), "main")["beat_predicted_s"]
+    span = f"{beats.min():.2f}–{beats.max():.2f} s in these runs" if len(beats) else "not run"
+    share = (f"each flow's share of the freed slots of the shared pool is fixed by the phase of the output's departures, which "
+             f"δ_sw drifts through one frame time every D/|δ_sw| ({span}), so 100-ms bins sample different shares "
+             f"(T5.1-beat: variance {var((800, 600), 'δ_sw 0 ppm')} with δ_sw = 0; {var((800, 600), f'J {j} ns')} with "
+             f"J = {j / 1e3:g} µs, a timing noise of one frame time that no source gives)")
+    episodes = _beat_rows(beat, (900, 900), "independent clocks")
+    ind = f"{episodes['episode_s'].mean():.2f} s" if len(episodes) else "not run"
+    return {
+        "f1-var-800-600": share, "f1-min-800-600": share, "f1-max-800-600": share,
+        "episode-900-900": ("with one generator clock the two inputs' relative phase never drifts, so the winner is fixed by φ "
+                            f"and changes only where δ_sw moves the departures; independent clocks (ε = 1 ppm) give {ind}"),
+    }
+
+
+def beat_table(p: Params, kept: Mapping[str, Any]) -> pd.DataFrame:
+    """T5.1-beat: one row per beat-study run and seed."""
+    rows = []
+    for run in beat_runs(p):
+        for s in range(1, p.seeds + 1):
+            k = kept[run.label(s)]
+            f1, b = k["stats"]["flow1"], k["beat"]
+            ppm = float(b["clock_ppm"])
+            predicted = frame_time_s(run.l3) / (abs(ppm) * 1e-6) if ppm else math.nan
+            measured = float(b["period_s"])
+            harmonic = round(predicted / measured) if math.isfinite(predicted) and math.isfinite(measured) else math.nan
+            rows.append({
+                "config": run.config, "TC1_Mbps": run.pair[0], "TC2_Mbps": run.pair[1], "variant": run.variant, "seed": s,
+                "delta_sw_ppm": ppm, "f1_mean_Mbps": f1["mean_Mbps"], "f1_min_Mbps": f1["min_Mbps"], "f1_max_Mbps": f1["max_Mbps"],
+                "f1_var_Mbps2": f1["var_Mbps2"], "f1_var_late_Mbps2": float(b["var_late_Mbps2"]), "period_s": measured, "beat_predicted_s": predicted, "harmonic": harmonic,
+                "episode_s": float(b["episode_s"]),
+            })
+    return pd.DataFrame(rows)
+
+
+def _beat_rows(beat: pd.DataFrame, pair: Pair, variant: str) -> pd.DataFrame:
+    return beat[(beat["TC1_Mbps"] == pair[0]) & (beat["TC2_Mbps"] == pair[1]) & (beat["variant"] == variant)]
+
+
+def on_harmonic(row: Mapping[str, Any], window_s: float) -> bool:
+    """Whether the measured spectral line lies within one FFT bin (1/window) of the k-th
+    harmonic of the predicted beat frequency |δ_sw|/D."""
+    f_meas, f_pred, k = 1.0 / row["period_s"], 1.0 / row["beat_predicted_s"], row["harmonic"]
+    return bool(k >= 1 and abs(k * f_pred - f_meas) <= 1.0 / window_s)
+
+
+def _beat_checks(p: Params, beat: pd.DataFrame) -> list[Check]:
+    window = p.window_s[1] - p.window_s[0]
+    still = beat[beat["variant"] == "δ_sw 0 ppm"]
+    # The main runs whose beat is measurable: flow 1's share moves (variance > 1) and at least
+    # two predicted beat periods fit in the window.
+    beating = beat[(beat["variant"] == "main") & (beat["f1_var_Mbps2"] > 1.0) & (beat["beat_predicted_s"] <= window / 2)]
+    checks = [Check.within(f"beat study, δ_sw = 0: largest 100-ms variance of flow 1 over the window's second half ({p.beat_config})",
+                           float(still["f1_var_late_Mbps2"].max()), None, 1.0, unit="(Mbit/s)²",
+                           criterion="≤ 1: with no clock drift the departure phase is fixed, and so is each flow's share")]
+    if len(beating):
+        hits = sum(on_harmonic(r, window) for _, r in beating.iterrows())
+        checks.append(Check.equal("beat study, main runs with a moving share and ≥ 2 predicted beats in the window: spectral "
+                                  "line on a harmonic of |δ_sw|/D", hits, len(beating),
+                                  criterion=f"= {len(beating)} (every one; within one FFT bin, 1/{window:g} s)"))
+    return checks
+
+
+def _variant_text(beat: pd.DataFrame, pair: Pair, variant: str) -> str:
+    rows = _beat_rows(beat, pair, variant)
+    if rows.empty:
+        return f"{variant}: not run"
+    return (f"{variant}: flow 1 {rows['f1_mean_Mbps'].mean():.0f} Mbit/s, 100-ms variance {rows['f1_var_Mbps2'].mean():.0f}, "
+            f"range {rows['f1_min_Mbps'].min():.0f}–{rows['f1_max_Mbps'].max():.0f}, episodes {rows['episode_s'].mean():.2f} s")
+
+
+def _beat_notes(p: Params, beat: pd.DataFrame) -> list[str]:
+    out = ["Beat study (issue 39 item 8): in a complete-sharing drop-tail pool each departure frees one frame's room and the next "
+           "arrival takes it, so with CBR inputs each flow's share is a fixed function of the phase between the output's departure "
+           "lattice (period D, the switch clock) and the two arrival lattices (the generator clock). δ_sw drifts that phase "
+           "through one D every D/|δ_sw|; 100-ms bins then sample different shares. T5.1-beat compares the spectral line of "
+           "flow 1 with that prediction."]
+    for pair in p.beat_pairs:
+        variants = list(dict.fromkeys(beat[(beat["TC1_Mbps"] == pair[0]) & (beat["TC2_Mbps"] == pair[1])]["variant"]))
+        out.append(f"Beat study at {pair[0]} + {pair[1]} ({p.beat_config}, mean of {p.seeds} seeds): "
+                   + "; ".join(_variant_text(beat, pair, v) for v in variants) + ".")
+    return out
 
 
 def _row(p: Params, kept: Mapping[str, Any], run: Run) -> dict[str, Any]:
