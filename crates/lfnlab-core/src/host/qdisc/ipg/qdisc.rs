@@ -29,9 +29,8 @@ struct FlowSlot {
 struct Class {
     rate_source: RateSource,
     fixed_rate_bytes_per_s: Option<f64>,
-    q: VecDeque<Packet>,
-    /// Enqueue time of each packet in `q`, for the queuing-time estimate.
-    enqueued_at: VecDeque<SimTime>,
+    /// Each queued packet with its enqueue time (for the queuing-time estimate).
+    q: VecDeque<(Packet, SimTime)>,
     /// Smoothed sender-side queuing time of this class (spec 01 §2.2).
     qtime: QueueTime,
     flows: Vec<FlowSlot>,
@@ -85,7 +84,6 @@ impl IpgQdisc {
                 rate_source: c.rate_source,
                 fixed_rate_bytes_per_s: c.rate_bytes_per_s,
                 q: VecDeque::with_capacity(64),
-                enqueued_at: VecDeque::with_capacity(64),
                 qtime: QueueTime::default(),
                 flows: Vec::new(),
                 base_ps: None,
@@ -174,8 +172,7 @@ impl IpgQdisc {
     /// Sends the head of class `c` starting at `now` and updates its state
     /// (§2.5 step 6); `rate` is R_c evaluated at `now`.
     fn send(&mut self, c: usize, now: SimTime, eligible_ps: Option<i64>, capped: bool, early: bool, rate: Option<f64>) -> Packet {
-        let pkt = self.classes[c].q.pop_front().expect("a committed or selected class is backlogged");
-        let enqueued_at = self.classes[c].enqueued_at.pop_front().expect("one enqueue time per packet");
+        let (pkt, enqueued_at) = self.classes[c].q.pop_front().expect("a committed or selected class is backlogged");
         // PSPacer's `psp_dequeue` samples the queuing time as the real packet leaves.
         self.classes[c].qtime.sample(enqueued_at, now);
         let wire = self.wire_bytes(&pkt);
@@ -206,7 +203,6 @@ impl IpgQdisc {
             self.unpaced.len() as u64 + self.classes.iter().map(|c| c.q.len() as u64).sum::<u64>()
         );
         debug_assert!(self.committed.is_none_or(|cm| !self.classes[cm.class].q.is_empty()));
-        debug_assert!(self.classes.iter().all(|c| c.q.len() == c.enqueued_at.len()));
     }
 }
 
@@ -226,8 +222,7 @@ impl Qdisc for IpgQdisc {
                         None => class.flows.push(FlowSlot { flow: pkt.flow, dir: pkt.dir, queued: 1, last_rate: None }),
                     }
                 }
-                class.q.push_back(pkt);
-                class.enqueued_at.push_back(now);
+                class.q.push_back((pkt, now));
             }
         }
         self.stats.on_enqueue(bytes);
