@@ -40,3 +40,23 @@ def test_every_published_value_has_a_source_and_a_unique_key() -> None:
         keys = [p.key for p in values]
         assert len(keys) == len(set(keys)), exp
         assert all(p.source and p.low <= p.high for p in values), exp
+
+
+def test_a_lower_bound_agrees_from_eighty_percent_of_it_up() -> None:
+    b = Published("k", "q", 100.0, math.inf, "ms", "spec")
+    assert b.text == "more than 100"
+    assert b.agrees(80.0) and b.agrees(1e6) and not b.agrees(79.0)
+    assert b.ratio(250.0) == pytest.approx(2.5)
+
+
+def test_every_experiment_with_published_values_compares_them() -> None:
+    """An experiment listed in PUBLISHED must set its report's rows (``comparison("ID", …)``);
+    a report without them says that no published value reaches the code."""
+    import re
+    from pathlib import Path
+
+    import lfnlab.reproduce as pkg
+
+    sources = "\n".join(p.read_text(encoding="utf-8") for p in Path(pkg.__file__).parent.rglob("*.py"))
+    for exp in PUBLISHED:
+        assert re.search(r"comparison\(\s*[\"']" + re.escape(exp) + r"[\"']", sources), exp

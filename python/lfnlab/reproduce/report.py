@@ -178,6 +178,14 @@ def write_report(experiment: Experiment, outcome: Outcome, out: Path, *, quick: 
             f"CSV: [{PAPER_CSV}]({PAPER_CSV})",
             "",
         ]
+    else:
+        md += [
+            "## Against the paper",
+            "",
+            "Neither the spec nor an issue gives a published value of the paper for this experiment, so there is nothing "
+            "to set beside ours here" + (" (the expectations table reads the paper's sentences)." if any(t.name == "expectations" for t in outcome.tables) else "."),
+            "",
+        ]
     if outcome.tables:
         md += ["## Tables", ""]
         for table in outcome.tables:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
@@ -43,6 +43,7 @@ from ...result import Result
 from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..outcome import Check, Figure, Outcome, Table
+from ..paper import comparison
 from .path02 import CCS, FLOW, IW_SEGMENTS, MSS_BYTES, QS_CHUNK_MIN, QS_HZ, RATE_BPS, SOCKET_BUFFER_BYTES, TXQUEUELEN, qs_rate_bps, t0_scenario
 from .common02 import eta, eta_range, expectation, expectations_table, flow_entry, pacing_plan, qs_entry, run_checks, shown
 
@@ -468,7 +469,21 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
             )
         )
     out.notes += notes(g)
+    out.paper = comparison("02.E2", paper_values(g), {})
     return out
+
+
+def paper_values(g: pd.DataFrame) -> dict[str, Optional[float]]:
+    """Ours for spec 02 §5 point 4's two numbers: η within the initial window (the point
+    farthest from 1), and the response size of the largest η (the median over CC and RTT)."""
+    iw = g[g["segments"] <= IW_SEGMENTS]
+    ours: dict[str, Optional[float]] = {}
+    if len(iw):
+        ours["eta-iw"] = float(iw.loc[(iw["eta_sim"] - 1.0).abs().idxmax(), "eta_sim"])
+    if len(g):
+        peaks = [float(s.loc[s["eta_sim"].idxmax(), "size_bytes"]) for _, s in g.groupby(["cc", "rtt_ms"], sort=False)]
+        ours["peak-size"] = float(np.median(peaks))
+    return ours
 
 
 def notes(g: pd.DataFrame) -> list[str]:

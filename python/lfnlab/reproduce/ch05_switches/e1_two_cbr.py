@@ -297,6 +297,10 @@ def _ours(p: Params, table: pd.DataFrame, beat: pd.DataFrame) -> dict[str, Optio
         ours["f1-var-800-600"] = float(row["f1_var_Mbps2"].iloc[0])
         ours["f1-min-800-600"] = float(row["f1_min_Mbps"].iloc[0])
         ours["f1-max-800-600"] = float(row["f1_max_Mbps"].iloc[0])
+    line = table[(table["config"] == p.beat_config) & (table["TC1_Mbps"] == 1000) & (table["TC2_Mbps"] == 1000)]
+    if not line.empty:
+        ours["starvation-1000-1000"] = float(line["starvation_ms"].iloc[0])
+        ours["min-1000-1000"] = float(min(line["f1_min_Mbps"].iloc[0], line["f2_min_Mbps"].iloc[0]))
     ep = _beat_rows(beat, (900, 900), "main")
     if not ep.empty:
         ours["episode-900-900"] = float(ep["episode_s"].mean())
