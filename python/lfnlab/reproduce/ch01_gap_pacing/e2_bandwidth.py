@@ -329,9 +329,12 @@ WHY = {
     "fast-off-bw-256": "with a 170-frame FIFO FAST's α still does not fit; ours grows past the point where the "
     "paper's flow stalled (mechanism of the paper's 21.0 MB/s not established)",
     **{
-        f"scalable-off-drops-{b}": "in congestion avoidance, below the BDP, the unpaced line-rate bursts "
-        "overflow the FIFO in episodes of about 800 frames every 15 s (trace scalable-off-256k); why the "
-        "paper's totals are 3–10× lower is not established"
+        f"scalable-off-drops-{b}": "each congestion event loses twice (trace scalable-off-256k, one cycle every "
+        "6.8 s): about 80 frames when the 1 %/RTT growth overflows the FIFO, then about 320 more in a slow start, "
+        "because Linux 2.4 rate halving (tcp_cwnd_down: −1 per 2 ACKs, floor ssthresh/2) takes Scalable's 7/8 "
+        "window down to 0.44 of it, under ssthresh, within the one round trip of immediate dupACKs; the paper's "
+        "kernel (Web100 2.4.0 Scalable) is not available to say what it did instead. Ending recovery at ssthresh "
+        "(recovery_cwnd = prr) makes events 2.5× as frequent and loses more (32–62 k)"
         for b in (128, 256, 512)
     },
 }
