@@ -40,7 +40,8 @@ FRAME_PREAMBLE_BYTES = 1500 + 18 + PREAMBLE_BYTES
 
 #: Why a P-TM sender stays far below the paper's rates (issue 39 item 5), for "Against the paper".
 STALL_WHY = (
-    "txqueuelen 100 (spec 03's CHOICE for F2 and F5, kept for F3 and F7) ends slow start at the first "
+    "txqueuelen 100 (spec 03's CHOICE for F2 and F5; kept for F3 and F7 as Linux 2.4's Ethernet default, "
+    "2.4.20 net_init.c ether_setup) ends slow start at the first "
     "interface-queue overflow through CWR (§2.4), and NewReno then gains one segment per 200 ms RTT"
 )
 
