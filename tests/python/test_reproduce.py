@@ -316,3 +316,43 @@ def test_a_failed_check_exits_1_and_names_it(
     checks = json.loads((tmp_path / "o" / "checks.json").read_text(encoding="utf-8"))
     assert checks["passed"] is False
     assert [c["passed"] for c in checks["checks"]] == [False, True]
+
+
+def test_all_runs_the_catalogue_records_it_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--all`` (issue 39, What to build 3): every experiment into DIR/ID, the catalogue's
+    table with verdicts and wall times; a second invocation needs --resume and skips what passed."""
+    import csv
+
+    from lfnlab.reproduce import command
+    from lfnlab.reproduce.registry import find
+
+    two = [find("06.V7"), find("06.V1")]
+    monkeypatch.setattr(command, "catalogue", lambda: two)
+    out = tmp_path / "cat"
+    assert command.main(["--all", "--quick", "--workers", "2", "--out", str(out), "--progress", "none"]) == 0
+    rows = list(csv.DictReader(open(out / command.CATALOGUE_CSV, encoding="utf-8")))
+    assert [r["id"] for r in rows] == ["06.V7", "06.V1"]
+    assert all(r["status"] == "pass" and r["form"] == "quick" and float(r["wall_s"]) > 0 for r in rows)
+    assert all(int(r["checks_passed"]) == int(r["checks"]) > 0 and int(r["runs"]) > 0 for r in rows)
+    assert (out / "06.V7" / "report.md").is_file() and (out / "06.V1" / "checks.json").is_file()
+    md = (out / command.CATALOGUE_MD).read_text(encoding="utf-8")
+    assert "2 of 2 experiments pass every check" in md and "[06.V1](06.V1/report.md)" in md
+    capsys.readouterr()
+    # A catalogue is never replaced without --resume.
+    assert command.main(["--all", "--quick", "--out", str(out)]) == 2
+    assert "--resume" in capsys.readouterr().err
+    # --resume skips what passed and reruns the rest (here: a row marked failed).
+    rows[1]["status"] = "FAIL"
+    command.write_catalogue(out, {r["id"]: r for r in rows})
+    assert command.main(["--all", "--quick", "--resume", "--out", str(out), "--progress", "none"]) == 0
+    printed = capsys.readouterr().out
+    assert "06.V7: done before" in printed and "06.V1 (quick form)" in printed
+    again = {r["id"]: r for r in csv.DictReader(open(out / command.CATALOGUE_CSV, encoding="utf-8"))}
+    assert again["06.V1"]["status"] == "pass" and float(again["06.V1"]["wall_s"]) > float(rows[1]["wall_s"])
+    # An ID with --all, or a foreign directory, is refused.
+    assert command.main(["--all", "06.V1", "--out", str(tmp_path / "x")]) == 2
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "thesis.tex").write_text("keep")
+    assert command.main(["--all", "--quick", "--resume", "--out", str(foreign)]) == 2
+    assert [f.name for f in foreign.iterdir()] == ["thesis.tex"]

@@ -1,7 +1,8 @@
 """The ``lfnlab reproduce`` verb (spec 00 §2.3): arguments, output directory, exit status.
 
-``lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--scheduler ADDR | --dask local] [--resume] [--progress MODE]``
-and ``lfnlab reproduce --list``.
+``lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--scheduler ADDR | --dask local] [--resume] [--progress MODE]``,
+``lfnlab reproduce --all [--out DIR] …`` (every experiment, each into ``DIR/ID``, with the
+catalogue's table ``DIR/catalogue.csv`` and ``DIR/catalogue.md``) and ``lfnlab reproduce --list``.
 Exit status 0 when every check passes, 1 when the experiment ran but a check
 failed (or a run failed), 2 for invalid arguments.
 """
@@ -9,9 +10,11 @@ failed (or a run failed), 2 for invalid arguments.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import shutil
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
@@ -62,6 +65,13 @@ def _parser() -> argparse.ArgumentParser:
         help="runs done, asked for so far, ETA: a line on a terminal (auto), JSON lines on stderr (json), or none",
     )
     p.add_argument("--list", action="store_true", help="list the catalogue, one line per experiment")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="run every experiment of the catalogue, each into DIR/ID (default DIR: out/catalogue, or "
+        "out/catalogue-quick), and write DIR/catalogue.csv and DIR/catalogue.md: verdict, checks and wall time "
+        "per experiment; with --resume an interrupted catalogue continues where it stopped",
+    )
     return p
 
 
@@ -138,39 +148,52 @@ def main(argv: Sequence[str]) -> int:
             for line in list_lines():
                 print(line)
             return EXIT_OK
-        experiment = _experiment(args.id)
+        if args.all and args.id is not None:
+            raise UsageError("--all", "takes no experiment ID")
+        experiment = None if args.all else _experiment(args.id)
         scheduler_address("--scheduler", args.scheduler)
         if args.workers is not None and args.scheduler is not None:
             raise UsageError("--workers", "the Dask cluster at --scheduler decides its workers; drop --workers")
         workers = _workers(args.workers)
-        default_out = Path("out") / (experiment.id + ("-quick" if args.quick else ""))
+        name = "catalogue" if experiment is None else experiment.id
+        default_out = Path("out") / (name + ("-quick" if args.quick else ""))
         out: Path = args.out if args.out is not None else default_out
-        prepare_out(out, resume=args.resume)
+        if experiment is None:
+            prepare_catalogue_out(out, resume=args.resume)
+        else:
+            prepare_out(out, resume=args.resume)
     except UsageError as e:
         where = f"{e.argument}: " if e.argument else ""
         print(f"error: <arguments>: {where}{e.message}", file=sys.stderr)
         print(
-            "usage: lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--scheduler ADDR | --dask local] [--resume] [--progress MODE] | lfnlab reproduce --list",
+            "usage: lfnlab reproduce ID [--out DIR] [--quick] [--workers N] [--scheduler ADDR | --dask local] [--resume] [--progress MODE] | lfnlab reproduce --all [...] | lfnlab reproduce --list",
             file=sys.stderr,
         )
         return EXIT_INVALID_INPUT
 
-    from ..errors import LfnlabError
-
-    form = "quick" if args.quick else "full"
     backend = None
     if args.scheduler is not None or args.dask is not None:
         from ..sweep.execute import make_backend
 
         backend = make_backend(workers, args.scheduler, args.dask == "local")
-    where = f"{workers} worker(s)" if backend is None else f"runs on {backend.describe()}"
+    if experiment is None:
+        return _run_all(args, workers, out, backend)
+    return _run_one(experiment, args, workers, out, backend)
+
+
+def _run_one(experiment: Experiment, args: argparse.Namespace, workers: int, out: Path, backend: object) -> int:
+    """One experiment into ``out``; the exit status."""
+    from ..errors import LfnlabError
+
+    form = "quick" if args.quick else "full"
+    where = f"{workers} worker(s)" if backend is None else f"runs on {backend.describe()}"  # type: ignore[attr-defined]
     print(f"{experiment.id} ({form} form): {experiment.title}; {where}; output in {out}", flush=True)
     if not (args.resume and (out / CHECKS).is_file()):
         # From here on OUT is this command's output, even if it is interrupted (report.py).
         write_incomplete_manifest(out, experiment, quick=args.quick, runs=[], files=[])
     try:
         progress = make_progress(args.progress, stream=sys.stderr, name=experiment.id)
-        outcome = experiment.run(args.quick, workers, out, resume=args.resume, progress=progress, backend=backend)
+        outcome = experiment.run(args.quick, workers, out, resume=args.resume, progress=progress, backend=backend)  # type: ignore[arg-type]
     except LfnlabError as e:
         from ..testbed.lab import TestbedUnavailableError
 
@@ -191,3 +214,125 @@ def main(argv: Sequence[str]) -> int:
             print(f"error: {experiment.id}: no checks were computed", file=sys.stderr)
         return EXIT_FAILURE
     return EXIT_OK
+
+
+#: The catalogue's table, in ``DIR`` of ``--all``.
+CATALOGUE_CSV = "catalogue.csv"
+CATALOGUE_MD = "catalogue.md"
+CATALOGUE_COLUMNS = ["id", "title", "form", "status", "checks_passed", "checks", "wall_s", "runs_wall_s", "runs", "exit"]
+#: What an experiment's exit status means in the catalogue's table.
+_STATUS = {EXIT_OK: "pass", EXIT_FAILURE: "FAIL", EXIT_INVALID_INPUT: "unavailable"}
+
+
+def prepare_catalogue_out(out: Path, resume: bool) -> None:
+    """``DIR`` of ``--all``: new or empty; a previous catalogue (it holds ``catalogue.csv``)
+    only with ``--resume``, which continues it."""
+    if out.exists() and not out.is_dir():
+        raise UsageError("--out", f"{out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        if not (out / CATALOGUE_CSV).is_file():
+            raise UsageError("--out", f"{out} is not empty and not the output of `lfnlab reproduce --all`; refusing to use it")
+        if not resume:
+            raise UsageError("--out", f"{out} holds a catalogue; add --resume to continue it, or choose another directory")
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def read_catalogue(out: Path) -> dict[str, dict[str, str]]:
+    """The rows of ``DIR/catalogue.csv`` by experiment ID (empty when there is none)."""
+    try:
+        with open(out / CATALOGUE_CSV, encoding="utf-8", newline="") as f:
+            return {row["id"]: row for row in csv.DictReader(f)}
+    except OSError:
+        return {}
+
+
+def write_catalogue(out: Path, rows: dict[str, dict[str, str]]) -> None:
+    """``catalogue.csv`` and ``catalogue.md``, each written whole and then renamed into place."""
+    order = [e.id for e in catalogue()]
+    ordered = [rows[i] for i in order if i in rows]
+    tmp = out / (CATALOGUE_CSV + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CATALOGUE_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for r in ordered:
+            w.writerow({k: r.get(k, "") for k in CATALOGUE_COLUMNS})
+    tmp.replace(out / CATALOGUE_CSV)
+    total = sum(float(r["wall_s"]) for r in ordered if r.get("wall_s"))
+    runs_total = sum(float(r["runs_wall_s"]) for r in ordered if r.get("runs_wall_s"))
+    done = [r for r in ordered if r.get("status") == "pass"]
+    lines = [
+        "# The catalogue",
+        "",
+        f"{len(done)} of {len(order)} experiments pass every check; {len(ordered)} have run. Wall time, summed over "
+        f"the experiments: {total / 3600:.2f} h ({total:.0f} s) in the invocations that finished them. The runs' own "
+        f"wall times add up to {runs_total / 3600:.2f} h ({runs_total:.0f} s): that sum counts a run that an earlier, "
+        "interrupted invocation made and --resume reused, and counts parallel runs one after the other; bench-loop "
+        "grids (05.E5.2) keep no run directories and are not in it.",
+        "",
+        "| ID | title | form | status | checks | wall time (s) | runs | runs' wall time (s) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in ordered:
+        lines.append(f"| [{r['id']}]({r['id']}/report.md) | {r['title']} | {r['form']} | {r['status']} | "
+                     f"{r['checks_passed']}/{r['checks']} | {float(r['wall_s']):.0f} | {r.get('runs', '')} | "
+                     f"{float(r.get('runs_wall_s') or 0):.0f} |")
+    missing = [i for i in order if i not in rows]
+    if missing:
+        lines += ["", "Not run yet: " + ", ".join(missing) + "."]
+    tmp = out / (CATALOGUE_MD + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(out / CATALOGUE_MD)
+
+
+def _checks_of(out: Path) -> tuple[int, int]:
+    try:
+        manifest = json.loads((out / CHECKS).read_text(encoding="utf-8"))
+        checks = manifest["checks"]
+        return sum(1 for c in checks if c.get("passed")), len(checks)
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0, 0
+
+
+def _runs_wall(out: Path) -> tuple[int, float]:
+    """How many run directories ``out/runs`` holds and the sum of their ``wall_seconds``."""
+    n, wall = 0, 0.0
+    for summary in sorted((out / RUNS_DIR).glob("*/summary.json")):
+        try:
+            wall += float(json.loads(summary.read_text(encoding="utf-8")).get("wall_seconds", 0.0))
+            n += 1
+        except (OSError, ValueError, TypeError):
+            continue
+    return n, wall
+
+
+def _run_all(args: argparse.Namespace, workers: int, out: Path, backend: object) -> int:
+    """Every experiment of the catalogue into ``out/ID``; the worst exit status (1 if any
+    experiment failed, 0 if all passed; an unavailable testbed counts as a failure)."""
+    rows = read_catalogue(out) if args.resume else {}
+    form = "quick" if args.quick else "full"
+    worst = EXIT_OK
+    write_catalogue(out, rows)
+    for e in catalogue():
+        previous = rows.get(e.id)
+        if previous is not None and previous.get("status") == "pass" and previous.get("form") == form:
+            print(f"{e.id}: done before ({previous['checks_passed']}/{previous['checks']} checks, {float(previous['wall_s']):.0f} s)", flush=True)
+            continue
+        sub = out / e.id
+        try:
+            prepare_out(sub, resume=args.resume)
+        except UsageError as err:
+            print(f"error: <arguments>: --out: {err.message}", file=sys.stderr)
+            return EXIT_INVALID_INPUT
+        start = time.monotonic()
+        code = _run_one(e, args, workers, sub, backend)
+        wall = time.monotonic() - start + (float(previous["wall_s"]) if previous is not None and previous.get("wall_s") else 0.0)
+        passed, total = _checks_of(sub)
+        n_runs, runs_wall = _runs_wall(sub)
+        rows[e.id] = {"id": e.id, "title": e.title, "form": form, "status": _STATUS.get(code, "FAIL"), "checks_passed": str(passed),
+                      "checks": str(total), "wall_s": f"{wall:.1f}", "runs_wall_s": f"{runs_wall:.1f}", "runs": str(n_runs),
+                      "exit": str(code)}
+        write_catalogue(out, rows)
+        if code != EXIT_OK:
+            worst = EXIT_FAILURE
+    print(f"catalogue in {out / CATALOGUE_MD}")
+    return worst
