@@ -136,6 +136,11 @@ PUBLISHED: dict[str, tuple[Published, ...]] = {
         for dev, what in (("static", "static split"), ("shared", "shared pool"))
         for k, v in ((1, 208.0), (2, 168.0))
     ),
+    "04.E4.4": tuple(
+        _point(f"k95-b-{rtt}", f"window buffer the 2.6 hosts needed, k·BDP (ours: variant (b), φ = ¾, smallest k reaching 95 % at {rtt} ms)",
+               3, "× BDP", "spec 04 §2.8, 06 §2.3")
+        for rtt in (100, 200, 400)
+    ),
     "04.E4.3": (
         _point("t_up-100", "start-up at 100 ms (\"almost 2 second\")", 2.0, "s", f"{_I39} 7"),
         _point("t_up-400", "start-up at 400 ms (\"6 second\")", 6.0, "s", f"{_I39} 7"),

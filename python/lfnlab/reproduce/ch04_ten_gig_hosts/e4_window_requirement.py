@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..figures import finish_axes, new_figure, spread_yerr
 from ..outcome import Check, Figure, Outcome, Table, expectation
+from ..paper import comparison
 from .path04 import MTU_JUMBO, SENDER_BUS, bdp_bytes, r_ref_bps, receiver_bus_limit_bps
 from ..engine import Case, Experiment
 from .common04 import CLOSING_NOTES, edge_allowance, expectations_entry, GBPS, keeper, phi, run_outcome, seed_point, stall_note, t4p_cases
@@ -204,6 +205,12 @@ def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
         "cwnd reaches the BDP. (d) is reported, not checked.",
         *CLOSING_NOTES,
     ]
+    b = reach[reach["variant"] == "b"]
+    out.paper = comparison("04.E4.4", {f"k95-b-{round(r.rtt_ms)}": float(r.smallest_k_95pct) for r in b.itertuples()}, {
+        f"k95-b-{round(r.rtt_ms)}": (f"our 2.6 receiver (φ = ¾, payload charges) holds no standing receive queue, so the window "
+                                     f"rules alone decide: ⅔·k·BDP must cover the path (rule: k = {r.window_rule_k:g}); "
+                                     "the paper's hosts evidently held about a window in their receive queue (spec 04 §2.8)")
+        for r in b.itertuples()})
     return out
 
 
