@@ -445,15 +445,22 @@ def _checks(out: Outcome, p: Params, runs: pd.DataFrame, bound_s: float) -> None
                 criterion=f"= {len(g)}",
             )
         )
-        if point != "tcp_handoff":
-            out.checks.append(
-                Check.equal(
-                    f"{point}: {p.progress_window_s:g} s windows in which a running stream's ACKed sequence did not rise",
-                    int(g["stalled_windows"].sum()),
-                    0,
-                    criterion=f"= 0 (no starvation; over {int(g['windows'].sum())} whole windows before completion)",
-                )
+        # Issue 39 item 9: a stream's progress stalls only after a retransmission timeout taken while
+        # the NIC holds a backlog (the IPG follows cwnd = 1, spec 03 §2.7.2), in either RTT mode; the
+        # scheduler's own fairness is the Ready-wait check above. Stalled windows are reported (tables,
+        # notes); a stall without a timeout would be a scheduler or model fault.
+        unexplained = g[(g["stalled_windows"] > 0) & (g["timeouts"] == 0)]
+        out.checks.append(
+            Check.equal(
+                f"{point}: streams whose ACKed sequence stalled for a whole {p.progress_window_s:g} s window without a "
+                "retransmission timeout",
+                len(unexplained),
+                0,
+                criterion=f"= 0 (stalls follow a timeout with the NIC's backlog paced at cwnd = 1; "
+                f"{int(g['stalled_windows'].sum())} stalled windows of {int(g['windows'].sum())} in "
+                f"{int((g['stalled_windows'] > 0).sum())} of {len(g)} streams, reported)",
             )
+        )
 
 
 def _notes(p: Params, runs: pd.DataFrame, bound_s: float) -> list[str]:
@@ -489,9 +496,11 @@ def _notes(p: Params, runs: pd.DataFrame, bound_s: float) -> list[str]:
                 for r in bad.itertuples()
             )
             + ". The scheduler itself never starves these streams (their Ready waits stay within the bound): they stall "
-            "on their own dynamic IPG. With `tcp_handoff`, a retransmission timeout leaves the NIC holding a window of "
-            "segments already handed off, paced at srtt/cwnd with cwnd = 1; their RTT samples include that wait, srtt "
-            "grows, and the IPG grows with it up to the 536.9 ms counter limit (the feedback of open point 10)."
+            "on their own dynamic IPG. A retransmission timeout leaves the NIC holding a window of segments already "
+            "handed off, paced at srtt/cwnd with cwnd = 1, and the retransmission waits behind them. With `tcp_handoff` "
+            "their RTT samples include that wait, srtt grows, and the IPG grows with it up to the 536.9 ms counter limit "
+            "(the feedback of open point 10); `wire_departure` removes that feedback but not the backlog (issue 39 item "
+            "9), so its streams stall after a timeout too."
         )
     return notes
 
@@ -509,9 +518,10 @@ EXPERIMENT = Experiment(
         "checks are model properties: packet conservation; no Send Buffer blocks and no shared-entry traffic; every "
         "frame a stream sent is an arbitration it won; the dynamic IPG count stays in its 23-bit field; and, per RTT "
         "source, both streams finish, no stream waits longer than two full-size frame slots between becoming Ready "
-        "and starting to send (the analytic bound of the §2.7.5 scheduler for two streams), and each stream's ACKed "
-        "sequence never falls and rises in every 1 s window while it runs. The paper's observations (spec 03 §4) are "
-        "in `expectations`."
+        "and starting to send (the analytic bound of the §2.7.5 scheduler for two streams), each stream's ACKed "
+        "sequence never falls, and a stream whose ACKed sequence stays flat for a whole 1 s window has taken a "
+        "retransmission timeout (the NIC's backlog then leaves at cwnd = 1, issue 39 item 9: such stalls are reported, "
+        "as the scheduler is not their cause). The paper's observations (spec 03 §4) are in `expectations`."
     ),
     full=FULL,
     quick=QUICK,
