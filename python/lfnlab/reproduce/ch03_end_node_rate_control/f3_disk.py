@@ -156,10 +156,11 @@ def cases(p: Params) -> list[Case]:
 
 def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     labels = {(g, s): trial_label(ipg_key(g), s) for g in p.ipgs_bytes for s in seeds(p.trials)}
+    sensitive = {(q_len, g): kept[sensitivity_label(g, q_len)] for q_len in p.sensitivity_txqueuelens for g in p.ipgs_bytes}
     sensitivity = pd.DataFrame([
-        {"txqueuelen": q_len, "ipg_bytes": g, "throughput_Mbps": throughput_mbps(kept[sensitivity_label(g, q_len)]["summary"], FLOW, p.duration_s),
-         **flow_counters(kept[sensitivity_label(g, q_len)]["summary"]), "send_stalls": kept[sensitivity_label(g, q_len)]["send_stalls"]}
-        for q_len in p.sensitivity_txqueuelens for g in p.ipgs_bytes
+        {"txqueuelen": q_len, "ipg_bytes": g, "throughput_Mbps": throughput_mbps(k["summary"], FLOW, p.duration_s),
+         **flow_counters(k["summary"]), "send_stalls": k["send_stalls"]}
+        for (q_len, g), k in sensitive.items()
     ])
     out = Outcome()
     out.checks += run_checks({k: v["summary"] for k, v in kept.items()}, p.duration_s)

@@ -314,20 +314,13 @@ def _checks(p: Params, table: pd.DataFrame) -> list[Check]:
                         + "; upper end × (1 + RTT/T_steady))",
                     )
                 )
-            # Issue 39 item 7: a larger buffer lets slow start (every segment ACKed while the
-            # receiver's window grows) outrun the sender's NIC; the qdisc overflows, CWR ends
-            # slow start below the BDP and BIC regrows slowly. Where the larger-k run took such a
-            # send stall, a lower rate is that mechanism (reported in the notes), not a window rule
-            # broken; without a stall the rate must rise / not fall.
-            for lo, hi, bound, what in ((1.0, 2.0, RISE, "rises from 1·BDP to 2·BDP"), (2.0, 3.0, NO_FALL, "does not fall from 2·BDP to 3·BDP")):
-                if lo not in g.index or hi not in g.index:
-                    continue
-                if float(g.loc[hi, "send_stalls"]) > 0:
+            for lo, hi, bound, what, ratio, stalled in _steps(g):
+                if stalled:
                     continue  # reported by stalled_steps() in the notes
                 checks.append(
                     Check.within(
                         f"{tag}: rate(k = {hi:g}) / rate(k = {lo:g})",
-                        float(g.loc[hi, "sustained_Gbps"] / g.loc[lo, "sustained_Gbps"]),
+                        ratio,
                         bound,
                         None,
                         criterion=f"≥ {bound:g} ({what}; checked where the k = {hi:g} runs took no send stall)",
@@ -336,20 +329,33 @@ def _checks(p: Params, table: pd.DataFrame) -> list[Check]:
     return checks
 
 
+def _steps(g: pd.DataFrame) -> list[tuple[float, float, float, str, float, bool]]:
+    """The k → k' steps of one curve (indexed by k) that the rise / no-fall checks read:
+    (k, k', bound, meaning, rate ratio, whether the k' runs took a send stall).
+
+    Issue 39 item 7: a larger buffer lets slow start (every segment ACKed while the receiver's
+    window grows) outrun the sender's NIC; the qdisc overflows, CWR ends slow start below the
+    BDP and BIC regrows slowly. Where the larger-k runs took such a send stall, a lower rate is
+    that mechanism (reported in the notes), not a window rule broken; without one the rate
+    must rise / not fall."""
+    out = []
+    for lo, hi, bound, what in ((1.0, 2.0, RISE, "rises from 1·BDP to 2·BDP"), (2.0, 3.0, NO_FALL, "does not fall from 2·BDP to 3·BDP")):
+        if lo in g.index and hi in g.index:
+            ratio = float(g.loc[hi, "sustained_Gbps"] / g.loc[lo, "sustained_Gbps"])
+            out.append((lo, hi, bound, what, ratio, float(g.loc[hi, "send_stalls"]) > 0))
+    return out
+
+
 def stalled_steps(p: Params, table: pd.DataFrame) -> list[str]:
     """The (variant, RTT, k → k') steps the checks leave out because the larger-k runs took a
     send stall, each with its rate ratio (issue 39 item 7)."""
-    out = []
-    for v in p.variants:
-        if not v.checked:
-            continue
-        for rtt in p.rtts_s:
-            g = _curve(table, v.key, rtt * 1e3).set_index("k")
-            for lo, hi in ((1.0, 2.0), (2.0, 3.0)):
-                if lo in g.index and hi in g.index and float(g.loc[hi, "send_stalls"]) > 0:
-                    out.append(f"({v.key}) {rtt * 1e3:g} ms k = {lo:g} → {hi:g}: "
-                               f"{float(g.loc[hi, 'sustained_Gbps'] / g.loc[lo, 'sustained_Gbps']):.3f}")
-    return out
+    return [
+        f"({v.key}) {rtt * 1e3:g} ms k = {lo:g} → {hi:g}: {ratio:.3f}"
+        for v in p.variants if v.checked
+        for rtt in p.rtts_s
+        for lo, hi, _, _, ratio, stalled in _steps(_curve(table, v.key, rtt * 1e3).set_index("k"))
+        if stalled
+    ]
 
 
 def _expectations(p: Params, table: pd.DataFrame, reach: pd.DataFrame) -> list[dict[str, str]]:

@@ -27,7 +27,7 @@ from ..measure import conserved
 from ..outcome import Check, Figure, Outcome, Table
 from ..paper import comparison
 from .path05 import bench_scenario, frame_time_s, l2_line_mbps
-from . import checklist05
+from . import checklist05, stats05
 from .common05 import CONFIGS_E51_E54, OUTPUT, config_panels, run_stats, series
 
 Pair = tuple[int, int]
@@ -207,23 +207,20 @@ def _beat(p: Params, r: Result) -> dict[str, Any]:
     f1 = series(r.flows, OUTPUT, "flow1", p.bin_s, n).bytes[a:b] * 8 / p.bin_s / 1e6
     f2 = series(r.flows, OUTPUT, "flow2", p.bin_s, n).bytes[a:b] * 8 / p.bin_s / 1e6
     k = int(round(EPISODE_BIN_S / p.bin_s))
-    m = f1.size // k * k
     # The 100-ms variance over the window's second half: the share once the pool has long
     # been full (the quick form's window starts while the 4-MiB pool may still be filling).
-    late = f1[f1.size // 2:]
     h = int(round(STAT_BIN_S / p.bin_s))
-    late = late[: late.size // h * h].reshape(-1, h).mean(axis=1)
+    late = stats05.rebin(f1[f1.size // 2:], h) / h
     return {
         "var_late_Mbps2": float(late.var()) if late.size else math.nan,
         "clock_ppm": switch_clock_ppm(r),
         "period_s": dominant_period_s(f1, p.bin_s),
-        "episode_s": mean_episode_s(f1[:m].reshape(-1, k).mean(axis=1), f2[:m].reshape(-1, k).mean(axis=1), EPISODE_BIN_S),
+        "episode_s": mean_episode_s(stats05.rebin(f1, k) / k, stats05.rebin(f2, k) / k, EPISODE_BIN_S),
     }
 
 
-def _keeper(p: Params, run: Run, excerpt: bool) -> Callable[[Result], dict[str, Any]]:
+def _keeper(p: Params, run: Run, excerpt: bool, beat: bool) -> Callable[[Result], dict[str, Any]]:
     offered = {"flow1": float(run.pair[0]), "flow2": float(run.pair[1])}
-    beat = run in set(beat_runs(p))
 
     def keep(r: Result) -> dict[str, Any]:
         k = {"stats": run_stats(r.flows, offered, p.duration_s, p.window_s, p.bin_s), "conservation": conserved(r.summary)}
@@ -241,11 +238,12 @@ def _keeper(p: Params, run: Run, excerpt: bool) -> Callable[[Result], dict[str, 
 
 def cases(p: Params) -> list[Case]:
     """Every run of :func:`runs` once per seed; seed 1 of a figure's runs keeps its excerpt."""
+    beat = set(beat_runs(p))
     return [
         Case(run.label(s), bench_scenario(
             f"05.E5.1-{run.label(s)}", config=run.config, tc1_mbps=run.pair[0], tc2_mbps=run.pair[1], duration_s=p.duration_s,
             seed=s, l3_bytes=run.l3, switch=run.switch_keys(), independent_clocks=run.independent, bin_s=p.bin_s, generator_monitor=True),
-            _keeper(p, run, excerpt=_traced(p, run) and s == 1))
+            _keeper(p, run, excerpt=_traced(p, run) and s == 1, beat=run in beat))
         for run in _all_runs(p)
         for s in range(1, p.seeds + 1)
     ]

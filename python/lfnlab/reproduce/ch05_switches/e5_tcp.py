@@ -27,8 +27,8 @@ from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import conserved, goodput_bps, value_at
 from ..outcome import Check, Figure, Outcome, Table
-from .path05_tcp import AT_M, FLOWS, LINE_GOODPUT_BPS, tcp_bench_scenario
 from ..paper import comparison
+from .path05_tcp import AT_M, FLOWS, LINE_GOODPUT_BPS, tcp_bench_scenario
 from . import checklist05
 from .common05 import config_panels, conservation_check, series
 
