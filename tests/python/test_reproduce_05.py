@@ -164,6 +164,31 @@ def test_e52_quick_form_covers_the_reduced_grid_for_every_configuration(quick_ou
             assert math.isnan(v) if tc == 0 else 0.0 <= v <= 1.001, (r["config"], r["TC1_Mbps"], r["TC2_Mbps"], f, v)
 
 
+@pytest.mark.engine
+def test_e52_resumed_after_its_runs_reuses_the_bench_journal_and_writes_the_same_tables(quick_outputs: Outputs, tmp_path: Path) -> None:
+    """05.E5.2 interrupted after its runs (here: its tables and report removed) and resumed:
+    every bench run comes from runs/bench.journal, none runs again, and the tables are the
+    same bytes (the full grid is about 3 h of bench runs: reproduce.bench_journal)."""
+    import shutil
+
+    from lfnlab.reproduce.bench_journal import JOURNAL
+
+    d, _ = quick_outputs["05.E5.2"]
+    out = tmp_path / "e52"
+    shutil.copytree(d, out)
+    journal = out / "runs" / JOURNAL
+    assert journal.stat().st_size > 0
+    before = journal.read_bytes()
+    for f in out.iterdir():
+        if f.is_file():
+            f.unlink()
+    p = run_cli("reproduce", "05.E5.2", "--quick", "--resume", "--progress", "none", "--out", out)
+    assert p.returncode == 0, p.stderr
+    assert journal.read_bytes() == before, "no bench run was made again"
+    for name in ("T5.2.csv", "checks.json"):
+        assert (out / name).read_bytes() == (d / name).read_bytes(), name
+
+
 def test_e52_declares_its_event_loop_runs_beside_the_bench_grid_and_independent_of_it() -> None:
     from lfnlab.reproduce.ch05_switches import e2_isolines as e2
     from lfnlab.reproduce.engine import BenchCase, Case

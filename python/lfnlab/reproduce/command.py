@@ -21,6 +21,7 @@ from typing import Optional
 
 from ..command_args import EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK, Parser, UsageError, positive_workers, scheduler_address
 from ..sweep.progress import MODES, make_progress
+from .bench_journal import JOURNAL
 from .registry import Experiment, catalogue, find, list_lines
 from .report import CHECKS, write_incomplete_manifest, write_report
 from .runner import RUNS_DIR, STAMP, default_workers
@@ -132,6 +133,7 @@ def prepare_out(out: Path, resume: bool = False) -> None:
             p = out / run
             if p.parent == out / RUNS_DIR and p.is_dir():
                 shutil.rmtree(p)
+        (out / RUNS_DIR / JOURNAL).unlink(missing_ok=True)  # the bench runs' kept values: this command's file
         runs_dir = out / RUNS_DIR
         if runs_dir.is_dir() and not any(runs_dir.iterdir()):
             runs_dir.rmdir()

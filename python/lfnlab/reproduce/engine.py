@@ -35,6 +35,7 @@ from ..result import Result
 from ..scenario import Scenario
 from ..sweep.execute import Backend
 from ..sweep.progress import NoProgress, Progress, Tally
+from .bench_journal import sources_sha256
 from .outcome import Outcome
 from .quantities import describe
 from .runner import Job, RunContext
@@ -77,7 +78,8 @@ def run_cases(ctx: RunContext, cases: Sequence[AnyCase]) -> dict[str, Any]:
     plain = [c for c in cases if isinstance(c, Case)]
     kept: dict[str, Any] = {}
     if bench:
-        kept.update(ctx.run_bench({lab: c.build for lab, c in bench.items()}, lambda lab, r: bench[lab].keep(lab, r)))
+        analysis = sources_sha256({c.keep.__module__ for c in bench.values()})
+        kept.update(ctx.run_bench({lab: c.build for lab, c in bench.items()}, lambda lab, r: bench[lab].keep(lab, r), analysis))
     if plain:
         keeps = {c.label: c.keep for c in plain}
 

@@ -15,6 +15,9 @@ Resuming (``lfnlab reproduce --resume``): each finished run gets a stamp,
 engine (the native module's file). A later run of the same job reuses that result
 only when both match: the engine is deterministic (spec 06 §7), so the stored result
 is byte for byte the one a new run would write. Any other directory is run again.
+Bench-loop runs have no directory: what the experiment keeps of each goes to the bench
+journal, ``runs/bench.journal`` (:mod:`lfnlab.reproduce.bench_journal`), under the same
+stamp and the digest of the analysis code that kept it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from ..scenario import Scenario
 from ..sweep.execute import Backend, ResolvedJob
 from ..sweep.progress import NoProgress, Progress, Tally
 from ..sweep.task import BENCH_FILES, DONE, write_tree
+from .bench_journal import BenchJournal
 from .outcome import RunRecord
 
 __all__ = ["Job", "RunContext", "run_all", "default_workers"]
@@ -271,28 +275,51 @@ class RunContext:
         self.records.sort(key=lambda r: r.label)
         return kept
 
-    def run_bench(self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any]) -> dict[str, Any]:
+    def run_bench(
+        self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any], analysis_sha256: str
+    ) -> dict[str, Any]:
         """Run generator bench scenarios with the bench loop (:func:`lfnlab.bench_run.run_bench`),
         each built by ``builds[label]()``: no result directories and no run records. On local
         threads the scenario is built in the worker thread; with a backend it is built here
         and sent to the workers, whose summary and flows come back. Returns
         ``{label: keep(label, result)}`` in label order; if runs fail, the error of the
-        first failing label is raised."""
-        if self.backend is not None:
-            return self._bench_on_backend(builds, keep)
+        first failing label is raised.
 
-        def one(label: str) -> Any:
-            kept = keep(label, run_bench(builds[label]()))
-            self._finished(False)
-            return kept
+        Each kept value goes to the bench journal (:mod:`lfnlab.reproduce.bench_journal`)
+        under the run's stamp and ``analysis_sha256`` (the digest of the code that made it);
+        with ``resume``, a run whose record matches is not run again."""
+        journal = BenchJournal(self.runs_dir, self.resume)
+        try:
+            if self.backend is not None:
+                return self._bench_on_backend(builds, keep, journal, analysis_sha256)
 
-        return _in_pool(sorted(builds), one, self.workers)
+            def one(label: str) -> Any:
+                scenario = builds[label]()
+                key = {**_stamp(scenario), "analysis_sha256": analysis_sha256}
+                found, kept = journal.stored(label, key)
+                if not found:
+                    kept = keep(label, run_bench(scenario))
+                    journal.append(label, key, kept)
+                self._finished(found)
+                return kept
 
-    def _bench_on_backend(self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any]) -> dict[str, Any]:
+            return _in_pool(sorted(builds), one, self.workers)
+        finally:
+            journal.close()
+
+    def _bench_on_backend(
+        self, builds: Mapping[str, Callable[[], Scenario]], keep: Callable[[str, BenchResult], Any], journal: BenchJournal, analysis_sha256: str
+    ) -> dict[str, Any]:
         assert self.backend is not None
         scenarios = {label: builds[label]() for label in sorted(builds)}
-        jobs = [ResolvedJob(label, s.to_toml(), s.origin, None, bench=True) for label, s in scenarios.items()]
+        keys = {label: {**_stamp(s), "analysis_sha256": analysis_sha256} for label, s in scenarios.items()}
         kept: dict[str, Any] = {}
+        for label in sorted(scenarios):
+            found, value = journal.stored(label, keys[label])
+            if found:
+                kept[label] = value
+                self._finished(True)
+        jobs = [ResolvedJob(label, s.to_toml(), s.origin, None, bench=True) for label, s in scenarios.items() if label not in kept]
         errors: dict[str, Exception] = {}
         for done in self.backend.run_resolved(jobs):
             label = done.job.run_id
@@ -302,6 +329,7 @@ class RunContext:
                 continue
             summary_json, flows = (done.outcome.files[name] for name in BENCH_FILES)
             kept[label] = keep(label, bench_result(summary_json, flows))
+            journal.append(label, keys[label], kept[label])
             self._finished(False)
         for label in sorted(errors):  # label order: the same error whatever finished first
             raise errors[label]
