@@ -318,6 +318,23 @@ def test_a_failed_check_exits_1_and_names_it(
     assert [c["passed"] for c in checks["checks"]] == [False, True]
 
 
+def test_the_wall_ledger_books_running_time_and_sets_a_stop_apart() -> None:
+    """The catalogue's time (reproduce.wall_ledger): beats every 10 s add their gaps; a
+    gap over 60 s (the process was stopped with SIGSTOP for 490 s) books one beat as running
+    and the rest as stopped; a ledger continues from an earlier invocation's entry."""
+    from lfnlab.reproduce.wall_ledger import Spent, WallLedger
+
+    clock = WallLedger(Spent(100.0, 5.0), now_s=1000.0, beat_s=10.0, stopped_gap_s=60.0)
+    for now in (1010.0, 1020.0, 1520.0, 1530.0, 1535.5):
+        spent = clock.beat(now)
+    assert (spent.ran_s, spent.stopped_s) == (100.0 + 10 + 10 + 10 + 10 + 5.5, 5.0 + 490.0)
+    # A gap of exactly the threshold is still running time; a clock that went back books nothing.
+    clock = WallLedger(Spent(), now_s=0.0, beat_s=10.0, stopped_gap_s=60.0)
+    assert clock.beat(60.0).ran_s == 60.0 and clock.beat(50.0).ran_s == 60.0
+    with pytest.raises(ValueError):
+        WallLedger(Spent(), now_s=0.0, beat_s=10.0, stopped_gap_s=10.0)
+
+
 def test_all_runs_the_catalogue_records_it_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--all`` (issue 39, What to build 3): every experiment into DIR/ID, the catalogue's
     table with verdicts and wall times; a second invocation needs --resume and skips what passed."""
@@ -349,6 +366,11 @@ def test_all_runs_the_catalogue_records_it_and_resumes(tmp_path: Path, monkeypat
     assert "06.V7: done before" in printed and "06.V1 (quick form)" in printed
     again = {r["id"]: r for r in csv.DictReader(open(out / command.CATALOGUE_CSV, encoding="utf-8"))}
     assert again["06.V1"]["status"] == "pass" and float(again["06.V1"]["wall_s"]) > float(rows[1]["wall_s"])
+    # The ledger keeps every experiment's booked time; the table shows it.
+    ledger = json.loads((out / "catalogue-wall.json").read_text(encoding="utf-8"))
+    assert set(ledger) == {"06.V7", "06.V1"}
+    assert all(float(again[i]["wall_s"]) == pytest.approx(ledger[i]["ran_s"], abs=0.1) for i in ledger)
+    assert all(float(again[i]["stopped_s"]) == 0.0 for i in ledger)
     # An ID with --all, or a foreign directory, is refused.
     assert command.main(["--all", "06.V1", "--out", str(tmp_path / "x")]) == 2
     foreign = tmp_path / "foreign"

@@ -14,7 +14,6 @@ import csv
 import json
 import shutil
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
@@ -25,6 +24,7 @@ from .bench_journal import JOURNAL
 from .registry import Experiment, catalogue, find, list_lines
 from .report import CHECKS, write_incomplete_manifest, write_report
 from .runner import RUNS_DIR, STAMP, default_workers
+from .wall_ledger import LEDGER, Heartbeat, Spent, read_ledger, write_ledger
 
 __all__ = ["main", "UsageError"]
 
@@ -221,7 +221,7 @@ def _run_one(experiment: Experiment, args: argparse.Namespace, workers: int, out
 #: The catalogue's table, in ``DIR`` of ``--all``.
 CATALOGUE_CSV = "catalogue.csv"
 CATALOGUE_MD = "catalogue.md"
-CATALOGUE_COLUMNS = ["id", "title", "form", "status", "checks_passed", "checks", "wall_s", "runs_wall_s", "runs", "exit"]
+CATALOGUE_COLUMNS = ["id", "title", "form", "status", "checks_passed", "checks", "wall_s", "stopped_s", "runs_wall_s", "runs", "exit"]
 #: What an experiment's exit status means in the catalogue's table.
 _STATUS = {EXIT_OK: "pass", EXIT_FAILURE: "FAIL", EXIT_INVALID_INPUT: "unavailable"}
 
@@ -260,27 +260,33 @@ def write_catalogue(out: Path, rows: dict[str, dict[str, str]]) -> None:
             w.writerow({k: r.get(k, "") for k in CATALOGUE_COLUMNS})
     tmp.replace(out / CATALOGUE_CSV)
     total = sum(float(r["wall_s"]) for r in ordered if r.get("wall_s"))
+    stopped = sum(float(r["stopped_s"]) for r in ordered if r.get("stopped_s"))
     runs_total = sum(float(r["runs_wall_s"]) for r in ordered if r.get("runs_wall_s"))
     done = [r for r in ordered if r.get("status") == "pass"]
     lines = [
         "# The catalogue",
         "",
         f"{len(done)} of {len(order)} experiments pass every check; {len(ordered)} have run. Wall time, summed over "
-        f"the experiments: {total / 3600:.2f} h ({total:.0f} s) in the invocations that finished them. The runs' own "
-        f"wall times add up to {runs_total / 3600:.2f} h ({runs_total:.0f} s): that sum counts a run that an earlier, "
-        "interrupted invocation made and --resume reused, and counts parallel runs one after the other; bench-loop "
-        "grids (05.E5.2) keep no run directories and are not in it.",
+        f"the experiments: {total / 3600:.2f} h ({total:.0f} s), booked while they ran in every invocation, "
+        f"interrupted ones included ({LEDGER}); the process also stood stopped (SIGSTOP) for {stopped:.0f} s, "
+        f"not counted. The runs' own wall times add up to {runs_total / 3600:.2f} h ({runs_total:.0f} s): that sum "
+        "counts parallel runs one after the other; bench-loop grids (05.E5.2) keep no run directories and are not in it.",
         "",
-        "| ID | title | form | status | checks | wall time (s) | runs | runs' wall time (s) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| ID | title | form | status | checks | wall time (s) | stopped (s) | runs | runs' wall time (s) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in ordered:
         lines.append(f"| [{r['id']}]({r['id']}/report.md) | {r['title']} | {r['form']} | {r['status']} | "
-                     f"{r['checks_passed']}/{r['checks']} | {float(r['wall_s']):.0f} | {r.get('runs', '')} | "
+                     f"{r['checks_passed']}/{r['checks']} | {float(r['wall_s']):.0f} | {float(r.get('stopped_s') or 0):.0f} | "
+                     f"{r.get('runs', '')} | "
                      f"{float(r.get('runs_wall_s') or 0):.0f} |")
     missing = [i for i in order if i not in rows]
     if missing:
         lines += ["", "Not run yet: " + ", ".join(missing) + "."]
+        ledger = read_ledger(out)
+        started = [f"{i} ({ledger[i].ran_s:.0f} s so far)" for i in missing if i in ledger]
+        if started:
+            lines += ["", "Started, not finished: " + ", ".join(started) + "."]
     tmp = out / (CATALOGUE_MD + ".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     tmp.replace(out / CATALOGUE_MD)
@@ -325,13 +331,19 @@ def _run_all(args: argparse.Namespace, workers: int, out: Path, backend: object)
         except UsageError as err:
             print(f"error: <arguments>: --out: {err.message}", file=sys.stderr)
             return EXIT_INVALID_INPUT
-        start = time.monotonic()
-        code = _run_one(e, args, workers, sub, backend)
-        wall = time.monotonic() - start + (float(previous["wall_s"]) if previous is not None and previous.get("wall_s") else 0.0)
+        if e.id not in read_ledger(out) and previous is not None and previous.get("wall_s"):
+            # A row from before the ledger: its time is where the ledger continues.
+            write_ledger(out, {**read_ledger(out), e.id: Spent(float(previous["wall_s"]), float(previous.get("stopped_s") or 0))})
+        beat = Heartbeat(out, e.id).start()
+        try:
+            code = _run_one(e, args, workers, sub, backend)
+        finally:
+            spent = beat.stop()
         passed, total = _checks_of(sub)
         n_runs, runs_wall = _runs_wall(sub)
         rows[e.id] = {"id": e.id, "title": e.title, "form": form, "status": _STATUS.get(code, "FAIL"), "checks_passed": str(passed),
-                      "checks": str(total), "wall_s": f"{wall:.1f}", "runs_wall_s": f"{runs_wall:.1f}", "runs": str(n_runs),
+                      "checks": str(total), "wall_s": f"{spent.ran_s:.1f}",
+                      "stopped_s": f"{spent.stopped_s:.1f}", "runs_wall_s": f"{runs_wall:.1f}", "runs": str(n_runs),
                       "exit": str(code)}
         write_catalogue(out, rows)
         if code != EXIT_OK:
