@@ -209,48 +209,86 @@ capture_packets = 100
     assert_eq!(sc.link[0].rate.unwrap().bps(), 9_285_714_286);
 }
 
-/// Acceptance (issue 7): the advertised window follows spec 04 §2.8 rule 2
-/// exactly — `round_down(φ·(B_rcv − M_used), 2^s_w)` capped at 65535·2^s_w,
-/// the right edge never moving left — for several buffers and both φ.
+/// Acceptance (issue 7): the advertised window follows spec 04 §2.8 rule 2 —
+/// `round_down(φ·(B_rcv − M_used), 2^s_w)` capped at 65535·2^s_w, the right edge never
+/// moving left — for several buffers and both φ with `window_rounding = "down"`; with
+/// `up` (the linux-2.6 profile: 2.6.12.1 net/ipv4/tcp_output.c `__tcp_select_window`)
+/// the same window rounded up to 2^s_w.
 #[test]
 fn advertised_window_follows_the_rule_for_several_buffers() {
-    for b_rcv in [1u64 << 20, 64 << 20, 768 << 20] {
-        for s in [1i32, 2] {
-            let phi = 1.0 - 0.5f64.powi(s);
-            let text = format!(
-                "[sim]\nduration = \"1s\"\n[[node]]\nname = \"a\"\nkind = \"host\"\n[[node]]\nname = \"b\"\nkind = \"host\"\n[[link]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"f\"\nkind = \"tcp_bulk\"\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux-2.6\"\nrcvbuf = \"{b_rcv}B\"\ntcp = {{ adv_win_scale = {s}, buffer_semantics = \"kernel\" }}\n"
-            );
-            let sc = scenario::load_str(&text, "t.toml", &[]).unwrap();
-            let cfg = scenario::tcp_config(&sc, 0);
-            assert_eq!(cfg.rcvbuf_bytes, b_rcv);
-            let mut r = Receiver::new(&cfg, true);
-            // s_w: the smallest value with 65535·2^s_w ≥ φ·B_rcv.
-            let s_w = (0..=14).find(|k| 65535.0 * (1u64 << k) as f64 >= phi * b_rcv as f64).unwrap();
-            let unit = 1u64 << s_w;
-            let rule = |m_used: u64| ((phi * (b_rcv - m_used) as f64) as u64 / unit * unit).min(65535 * unit);
-            assert_eq!(r.advertised_window(), rule(0), "B {b_rcv} s {s}: empty buffer");
-            let seg = 9126u64;
-            let seg_at = |r: &mut Receiver, at: u64, n: u64| {
-                for k in 0..n {
-                    let h = TcpHeader { seq: at + k * seg, payload: seg as u16, ..TcpHeader::default() };
-                    r.on_data(SimTime(1), &h, 9216, Span::from_ms(200));
-                }
-            };
-            // 10 segments held out of order behind a hole: M_used = 10·9126.
-            seg_at(&mut r, 30 * seg, 10);
-            assert_eq!(r.m_used, 10 * seg);
-            let before = r.advertised_window();
-            assert_eq!(before, rule(0), "the right edge never moves left");
-            // 20 in-order segments: rcv_nxt moves past the old edge's slack.
-            seg_at(&mut r, 0, 20);
-            assert_eq!(r.rcv_nxt, 20 * seg);
-            assert_eq!(r.advertised_window(), rule(10 * seg).max(rule(0) - 20 * seg), "B {b_rcv} s {s}: {} held", 10 * seg);
-            // Fill the hole: the held data goes to the application, M_used = 0.
-            seg_at(&mut r, 20 * seg, 10);
-            assert_eq!((r.rcv_nxt, r.m_used), (40 * seg, 0));
-            assert_eq!(r.advertised_window(), rule(0));
+    for rounding in ["down", "up"] {
+        for b_rcv in [1u64 << 20, 64 << 20, 768 << 20] {
+            for s in [1i32, 2] {
+                let phi = 1.0 - 0.5f64.powi(s);
+                let text = format!(
+                    "[sim]\nduration = \"1s\"\n[[node]]\nname = \"a\"\nkind = \"host\"\n[[node]]\nname = \"b\"\nkind = \"host\"\n[[link]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"f\"\nkind = \"tcp_bulk\"\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux-2.6\"\nrcvbuf = \"{b_rcv}B\"\ntcp = {{ adv_win_scale = {s}, buffer_semantics = \"kernel\", window_rounding = \"{rounding}\" }}\n"
+                );
+                let sc = scenario::load_str(&text, "t.toml", &[]).unwrap();
+                let cfg = scenario::tcp_config(&sc, 0);
+                assert_eq!(cfg.rcvbuf_bytes, b_rcv);
+                let mut r = Receiver::new(&cfg, true);
+                // s_w: the smallest value with 65535·2^s_w ≥ φ·B_rcv.
+                let s_w = (0..=14).find(|k| 65535.0 * (1u64 << k) as f64 >= phi * b_rcv as f64).unwrap();
+                let unit = 1u64 << s_w;
+                let rule = |m_used: u64| {
+                    let free = (phi * (b_rcv - m_used) as f64) as u64;
+                    let w = if rounding == "down" { free / unit * unit } else { free.div_ceil(unit) * unit };
+                    w.min(65535 * unit)
+                };
+                assert_eq!(r.advertised_window(), rule(0), "{rounding} B {b_rcv} s {s}: empty buffer");
+                let seg = 9126u64;
+                let seg_at = |r: &mut Receiver, at: u64, n: u64| {
+                    for k in 0..n {
+                        let h = TcpHeader { seq: at + k * seg, payload: seg as u16, ..TcpHeader::default() };
+                        r.on_data(SimTime(1), &h, 9216, Span::from_ms(200));
+                    }
+                };
+                // 10 segments held out of order behind a hole: M_used = 10·9126.
+                seg_at(&mut r, 30 * seg, 10);
+                assert_eq!(r.m_used, 10 * seg);
+                let before = r.advertised_window();
+                assert_eq!(before, rule(0), "the right edge never moves left");
+                // 20 in-order segments: rcv_nxt moves past the old edge's slack.
+                seg_at(&mut r, 0, 20);
+                assert_eq!(r.rcv_nxt, 20 * seg);
+                assert_eq!(r.advertised_window(), rule(10 * seg).max(rule(0) - 20 * seg), "{rounding} B {b_rcv} s {s}: {} held", 10 * seg);
+                // Fill the hole: the held data goes to the application, M_used = 0.
+                seg_at(&mut r, 20 * seg, 10);
+                assert_eq!((r.rcv_nxt, r.m_used), (40 * seg, 0));
+                assert_eq!(r.advertised_window(), rule(0));
+            }
         }
     }
+}
+
+/// Issue 39 (found by the full 04.E4.1): a locked 512 MiB buffer at φ = ½ needs window
+/// scale 13 (65535·2^12 < 256 MiB), a unit of 8192 B, while rcv_ssthresh starts at
+/// 4·MSS = 5712 B for MSS 1428 (`tcp_select_initial_window`'s init_cwnd). Rounded down
+/// (spec 04 §2.8 rule 2), the first window is 0 and the connection never sends; 2.6's
+/// `__tcp_select_window` rounds it up to one unit (2.6.12.1 tcp_output.c:876, "prevent
+/// zero window announcement if 1<<rcv_wscale > mss"), and with free space under one MSS
+/// and under half the buffer it still advertises 0.
+#[test]
+fn a_scaled_window_below_one_scale_unit_is_not_announced_as_zero_on_linux_26() {
+    let first_window = |rounding: &str| {
+        let text = format!(
+            "[sim]\nduration = \"1s\"\n[[node]]\nname = \"a\"\nkind = \"host\"\n[[node]]\nname = \"b\"\nkind = \"host\"\n[[link]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"f\"\nkind = \"tcp_bulk\"\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux-2.6\"\nrcvbuf = \"512MiB\"\ntcp = {{ adv_win_scale = 1, buffer_semantics = \"kernel\", window_rounding = \"{rounding}\" }}\n"
+        );
+        let sc = scenario::load_str(&text, "t.toml", &[]).unwrap();
+        let cfg = scenario::tcp_config(&sc, 0);
+        let mut r = Receiver::new(&cfg, true);
+        assert_eq!(r.wscale, 13);
+        r.mss = 1428;
+        r.enable_autotuning(cfg.rcv_autotune, 1428);
+        assert_eq!(r.window_cap(), Some(4 * 1428));
+        r
+    };
+    assert_eq!(first_window("down").advertised_window(), 0, "spec 04 §2.8 rule 2: the unit swallows rcv_ssthresh");
+    assert_eq!(first_window("up").advertised_window(), 8192);
+    // Nearly full (free space φ·2000 B = 1000 B, under one MSS and half the buffer): 0 again.
+    let mut r = first_window("up");
+    r.m_used = r.b_rcv - 2000;
+    assert_eq!(r.advertised_window(), 0);
 }
 
 /// `examples/t4p.toml` loads and resolves (README, docs/ten-gig-hosts.md).

@@ -748,6 +748,10 @@ pub struct TcpParams {
     /// Where rate halving stops lowering cwnd: `half_ssthresh` (Linux 2.4.20,
     /// 2.6.12) or `cc` (2.6.20: the algorithm's `min_cwnd`).
     pub rate_halving_floor: Option<String>,
+    /// Rounding of a scaled receive window to 2^wscale: `down` (Linux 2.4.20
+    /// `tcp_select_window`) or `up` (2.6 and 6.x `__tcp_select_window`, which never
+    /// scales a non-empty window away to zero).
+    pub window_rounding: Option<String>,
     /// Dynamic right-sizing of an unlocked receive buffer: `off` (Linux 2.4),
     /// `linux2` (2.6 `tcp_rcv_space_adjust`) or `linux6` (6.x).
     pub rcv_autotune: Option<String>,

@@ -271,6 +271,14 @@ def _checks(p: Params, table: pd.DataFrame) -> list[Check]:
                 criterion=f"≤ R_ref = {ref:.4f} Gbit/s (§2.13; bus-limited, MTU {c.mtu}, IPv6)",
             )
         )
+        checks.append(
+            Check.equal(
+                f"{c.key}: points where a run delivered nothing",
+                int((cur["sustained_Gbps_min"] <= 0).sum()),
+                0,
+                criterion="= 0 (every buffer moves data; a zero window that never opens would show here)",
+            )
+        )
         not_rising = 0
         steps = 0
         for rtt in c.rtts_s:
@@ -453,7 +461,7 @@ EXPERIMENT = Experiment(
     reference="spec 04 §3 (E4.1), §2.2–2.6, §2.8, §2.11, §2.13, §4",
     checks=(
         "One BIC (2.6.12 constants) stream over T4-P, IPv6, PAUSE between each host and its router, 256 MiB router "
-        "buffers, φ = ½. The checks are model properties: packet conservation in every run; no point above R_ref of "
+        "buffers, φ = ½. The checks are model properties: packet conservation in every run; every run delivers data; no point above R_ref of "
         "§2.13 (an analytic ceiling); at every window-limited point (φ·B/RTT ≤ ½·R_ref) the rate lies near the window "
         "bound φ·B/RTT (at least 0.95 of it, at most one window per RTT above it) and it rises from each window-limited "
         "B to the next; and where some B's window covers the BDP the curve's best rate reaches the receiver's bus limit "

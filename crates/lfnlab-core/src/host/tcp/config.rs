@@ -92,6 +92,16 @@ named_enum!(
     RateHalvingFloor { HalfSsthresh => "half_ssthresh", Cc => "cc" }
 );
 named_enum!(
+    /// How a scaled receive window is rounded to the window-scale unit 2^wscale:
+    /// `down` (Linux 2.4.20 net/ipv4/tcp_output.c `tcp_select_window`: `new_win >>=
+    /// rcv_wscale` drops the remainder) or `up` (2.6.12.1 :876 and 2.6.20 :1588
+    /// `__tcp_select_window`, "Advertise enough space so that it won't get scaled away.
+    /// Import case: prevent zero window announcement if 1<<rcv_wscale > mss"; 6.8 :3116
+    /// `ALIGN(window, 1 << rcv_wscale)`), where a free space under one MSS and under half
+    /// the full space advertises 0.
+    WindowRounding { Down => "down", Up => "up" }
+);
+named_enum!(
     /// Receive-buffer dynamic right-sizing of an unlocked buffer (`host::tcp::autotune`):
     /// none (Linux 2.4.20), 2.6's or 6.x's `tcp_rcv_space_adjust`.
     RcvAutotune { Off => "off", Linux2 => "linux2", Linux6 => "linux6" }
@@ -204,6 +214,8 @@ pub struct TcpConfig {
     pub slow_start_while: SlowStartWhile,
     pub recovery_cwnd: RecoveryCwnd,
     pub rate_halving_floor: RateHalvingFloor,
+    /// Rounding of a scaled receive window (`WindowRounding`).
+    pub window_rounding: WindowRounding,
     pub is_lost: IsLost,
     pub loss_detection: LossDetection,
     pub lost_retrans: LostRetrans,

@@ -3,7 +3,7 @@
 //! later (delayed-ACK deadline) or not at all; `fill_ack` writes the ACK fields.
 
 use super::autotune::{RcvAutotune, RcvSpace};
-use super::config::{AckPolicy, Delack, RwndPolicy, TcpConfig, TruesizeModel};
+use super::config::{AckPolicy, Delack, RwndPolicy, TcpConfig, TruesizeModel, WindowRounding};
 use std::collections::VecDeque;
 
 use super::ranges::RangeSet;
@@ -29,6 +29,8 @@ pub struct Receiver {
     sack: bool,
     timestamps: bool,
     truesize: TruesizeModel,
+    /// How a scaled window meets the 2^wscale unit (`TcpConfig::window_rounding`).
+    rounding: WindowRounding,
     /// Window fraction φ (spec 06 §2.3).
     phi: f64,
     pub b_rcv: u64,
@@ -126,6 +128,7 @@ impl Receiver {
             sack: cfg.sack,
             timestamps: cfg.timestamps,
             truesize: cfg.truesize_model,
+            rounding: cfg.window_rounding,
             phi,
             b_rcv,
             wscale,
@@ -289,12 +292,29 @@ impl Receiver {
         false
     }
 
-    /// W_adv before the right-edge rule (rule 2).
+    /// W_adv before the right-edge rule (rule 2), a multiple of the scale unit
+    /// 2^wscale (what the 16-bit field can carry).
     fn formula_window(&self) -> u64 {
-        let free = self.b_rcv.saturating_sub(self.m_used) as f64 * self.phi;
-        let free = self.window_cap().map_or(free, |cap| free.min(cap as f64));
+        let space = self.b_rcv.saturating_sub(self.m_used) as f64 * self.phi;
+        let free = self.window_cap().map_or(space, |cap| space.min(cap as f64)) as u64;
         let unit = 1u64 << self.wscale;
-        ((free as u64) / unit * unit).min(65535 * unit)
+        let w = match self.rounding {
+            // 2.4.20 tcp_select_window: `new_win >>= tp->rcv_wscale`.
+            WindowRounding::Down => free / unit * unit,
+            // 2.6.12.1 net/ipv4/tcp_output.c `__tcp_select_window`: a free space
+            // (tcp_space) under half the full space and under one MSS gives 0;
+            // otherwise the window, capped at rcv_ssthresh, is rounded up so that
+            // scaling cannot announce a zero window when 2^wscale > rcv_ssthresh.
+            WindowRounding::Up => {
+                let full = self.phi * self.b_rcv as f64;
+                if space < full / 2.0 && space < self.mss as f64 {
+                    0
+                } else {
+                    free.div_ceil(unit) * unit
+                }
+            }
+        };
+        w.min(65535 * unit)
     }
 
     /// Window to advertise with an ACK of `rcv_nxt`, keeping the right edge.

@@ -185,6 +185,11 @@ pub fn profile_params(profile: &str) -> Option<TcpParams> {
         // unless Westwood); 2.6.20 takes the CC's min_cwnd (`cc`). The profiles follow
         // the kernels their default CCs come from (2.4.20, 2.6.12's BIC); 6.x has PRR.
         rate_halving_floor: text("half_ssthresh"),
+        // net/ipv4/tcp_output.c: 2.4.20 `tcp_select_window` shifts the window right by
+        // rcv_wscale (rounds down); 2.6.12.1 :876 / 2.6.20 :1588 `__tcp_select_window`
+        // rounds a scaled window up to 2^rcv_wscale ("prevent zero window announcement
+        // if 1<<rcv_wscale > mss"), 6.8 :3116 with ALIGN.
+        window_rounding: text(if profile == "linux-2.4" { "down" } else { "up" }),
         rcv_autotune: text(rcv_autotune),
         snd_autotune: text(snd_autotune),
         rmem_default,
@@ -206,11 +211,14 @@ mod tests {
         for name in PROFILES {
             let p = profile_params(name).unwrap();
             assert!(default_cc(name).is_some());
-            // Every field Some but the two locks, decided per flow: 38 keys.
+            // Every field Some but the two locks, decided per flow: 39 keys.
             let text = toml::to_string(&p).unwrap();
-            assert_eq!(text.lines().count(), 38, "{name}:\n{text}");
+            assert_eq!(text.lines().count(), 39, "{name}:\n{text}");
         }
         assert!(profile_params("linux-3.0").is_none());
+        // Rounding of a scaled window: down in 2.4.20, up from 2.6.12 (tcp_output.c).
+        let rounding = |n: &str| profile_params(n).unwrap().window_rounding;
+        assert_eq!([rounding("linux-2.4"), rounding("linux-2.6"), rounding("linux-modern")], ["down", "up", "up"].map(|s| Some(s.to_string())));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::error::InputError;
 use crate::host::tcp::config::{
     AckPolicy, BufferSemantics, RateHalvingFloor, RcvAutotune, SndAutotune, CwndCredit, Delack, LossDetection, LostRetrans, FqMode, Pacing, PacingKind, IdleRestart, InitialWindow, IsLost, RecoveryCwnd,
     RtoFormula, RwndPolicy, SendStallPolicy, SlowStartWhile, SsthreshBasis, SynLossIw, TcpConfig,
-    TruesizeModel,
+    TruesizeModel, WindowRounding,
 };
 
 /// Valid range of `adv_win_scale` (Linux sysctl bounds, spec 06 §2.3).
@@ -48,6 +48,7 @@ pub fn check_params(p: &TcpParams, file: &str, at: &str) -> Result<(), InputErro
         rcv_autotune: RcvAutotune,
         snd_autotune: SndAutotune,
         rate_halving_floor: RateHalvingFloor,
+        window_rounding: WindowRounding,
     );
     for (key, value) in [("rmem_default", p.rmem_default), ("rmem_max", p.rmem_max), ("wmem_default", p.wmem_default), ("wmem_max", p.wmem_max)] {
         if value.is_some_and(|b| b.bytes() == 0) {
@@ -119,6 +120,7 @@ pub fn merge(base: &TcpParams, over: &TcpParams) -> TcpParams {
         rwnd_policy,
         buffer_semantics,
         rate_halving_floor,
+        window_rounding,
         rcv_autotune,
         snd_autotune,
         rmem_default,
@@ -188,6 +190,7 @@ pub fn tcp_config(s: &Scenario, flow_index: usize) -> TcpConfig {
         slow_start_while: name(&p.slow_start_while),
         recovery_cwnd: name(&p.recovery_cwnd),
         rate_halving_floor: name(&p.rate_halving_floor),
+        window_rounding: name(&p.window_rounding),
         is_lost: name(&p.is_lost),
         loss_detection: name(&p.loss_detection),
         lost_retrans: name(&p.lost_retrans),
