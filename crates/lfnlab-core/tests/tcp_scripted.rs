@@ -177,12 +177,14 @@ fn gradual_window_opening_grows_two_segments_per_segment() {
     let mut s = socket("");
     s.rcv.enable_gradual_opening(1448);
     let (sa, mut out) = handshake(&mut s);
+    // The default profile (linux-modern) rounds a scaled window up to the unit
+    // (6.8 net/ipv4/tcp_output.c `__tcp_select_window`, `window_rounding = "up"`).
     let unit = 1u64 << s.rcv.wscale;
-    let down = |x: u64| x / unit * unit;
+    let up = |x: u64| x.div_ceil(unit) * unit;
     let mss = 1448u64;
     assert_eq!(s.rcv.mss as u64, mss);
     let hs_ack = out.pop().expect("the handshake ACK");
-    assert_eq!(hs_ack.tcp.window(), down(4 * mss), "the window starts at 4·MSS");
+    assert_eq!(hs_ack.tcp.window(), up(4 * mss), "the window starts at 4·MSS");
     // Ten in-order segments: the cap is 4·MSS + 2·MSS each.
     let mut seg = sa;
     seg.tcp.flags = flags::ACK;
@@ -193,12 +195,12 @@ fn gradual_window_opening_grows_two_segments_per_segment() {
         s.on_packet(ms(150 + k), &seg, &mut out);
         assert_eq!(s.rcv.window_cap(), Some((4 + 2 * (k + 1)) * mss));
     }
-    assert_eq!(s.rcv.advertised_window(), down(24 * mss));
+    assert_eq!(s.rcv.advertised_window(), up(24 * mss));
     // An approval's floor lifts the cap above the grown window at once, and
     // growth goes on from there; a lower floor changes nothing.
     s.rcv.raise_window_floor(200_000);
     assert_eq!(s.rcv.window_cap(), Some(200_000));
-    assert_eq!(s.rcv.advertised_window(), down(200_000));
+    assert_eq!(s.rcv.advertised_window(), up(200_000));
     seg.tcp.seq = 10 * mss;
     s.on_packet(ms(170), &seg, &mut out);
     assert_eq!(s.rcv.window_cap(), Some(200_000 + 2 * mss));
@@ -784,7 +786,7 @@ fn autotuning_grows_rcvbuf_per_rtt_up_to_its_limit() {
         }
         assert_eq!(bufs[0], 87380, "tcp_rmem[1]");
         let unit = 1u64 << s.rcv.wscale;
-        assert_eq!(windows[0], 4 * mss / unit * unit, "the SYN's 4·MSS window (init_cwnd 4), in window-scale units");
+        assert_eq!(windows[0], (4 * mss).div_ceil(unit) * unit, "the SYN's 4·MSS window (init_cwnd 4), rounded up to the window-scale unit");
         assert!(bufs.windows(2).all(|p| p[1] >= p[0]), "never shrinks: {bufs:?}");
         let grew = bufs.windows(2).filter(|p| p[1] > p[0]).count();
         assert!(grew >= 5, "grows round after round: {bufs:?}");

@@ -439,7 +439,9 @@ fn linux_like_receive_window_shows_the_approval() {
     // The window the server first sees: the client's handshake ACK echoes
     // code 7. RTT_r = 100 ms + w(60 B) + w(68 B) = 100.1632 ms →
     // ⌈640 000 B/s · 0.1001632 s⌉ + 4·1448 = 64 105 + 5 792 = 69 897 B, rounded
-    // down to the window-scale unit (8 MiB buffer → scale 7, 128 B): 69 888 B.
+    // up to the window-scale unit (an 8 MiB buffer with φ = 1 needs scale 8, as
+    // 65 535·2^7 < 8 MiB: 256 B; linux-modern's `window_rounding = "up"`, 6.8
+    // `__tcp_select_window`): 70 144 B.
     let rtt_r = 0.1 + wire_s(L3_SYN, C_BPS) + wire_s(L3_SYN + OPT, C_BPS);
     let floor = (rate_bps(7) / 8.0 * rtt_r).ceil() as u64 + 4 * MSS;
     assert_eq!(floor, 69_897);
@@ -449,7 +451,7 @@ fn linux_like_receive_window_shows_the_approval() {
         let (rwnd, snd_max) = (u64s(&out.tcp, "rwnd"), u64s(&out.tcp, "snd_max"));
         rwnd[snd_max.iter().position(|&m| m > 0).expect("data was sent")]
     };
-    assert_eq!(first_data_window(&gradual), floor / 128 * 128);
+    assert_eq!(first_data_window(&gradual), floor.div_ceil(256) * 256);
     assert!(first_data_window(&full) > 8_000_000, "{}", first_data_window(&full));
 
     // A request in the SYN (tcp_bulk): the SYN/ACK echoes it before the client

@@ -261,32 +261,39 @@ fn advertised_window_follows_the_rule_for_several_buffers() {
     }
 }
 
-/// Issue 39 (found by the full 04.E4.1): a locked 512 MiB buffer at φ = ½ needs window
-/// scale 13 (65535·2^12 < 256 MiB), a unit of 8192 B, while rcv_ssthresh starts at
-/// 4·MSS = 5712 B for MSS 1428 (`tcp_select_initial_window`'s init_cwnd). Rounded down
-/// (spec 04 §2.8 rule 2), the first window is 0 and the connection never sends; 2.6's
-/// `__tcp_select_window` rounds it up to one unit (2.6.12.1 tcp_output.c:876, "prevent
-/// zero window announcement if 1<<rcv_wscale > mss"), and with free space under one MSS
-/// and under half the buffer it still advertises 0.
+/// Issue 39 (found by the full 04.E4.1 at 1e743fa, where every MTU 1500 run with a locked
+/// B ≥ 512 MiB sent nothing). A 512 MiB buffer at φ = ½ needs window scale 13
+/// (65535·2^12 < 256 MiB), a unit of 8192 B. Two source rules, both in 2.6.12.1
+/// net/ipv4/tcp_output.c:
+/// - `tcp_select_initial_window` (:159) starts rcv_ssthresh at min(space, 32767) and caps
+///   it at 4·MSS only when the MSS exceeds the unit (:197); with MSS 1428 < 8192 it stays
+///   32767 (the old model took 4·MSS = 5712 regardless);
+/// - `__tcp_select_window` (:876) rounds a scaled window up to the unit ("prevent zero
+///   window announcement if 1<<rcv_wscale > mss"), where spec 04 §2.8 rule 2 rounds down;
+///   a free space under one MSS and under half the buffer still gives 0.
+/// Jumbo frames (MSS 9126) at 1 MiB (scale 4, a unit of 16 B) keep the 2·MSS start.
 #[test]
-fn a_scaled_window_below_one_scale_unit_is_not_announced_as_zero_on_linux_26() {
-    let first_window = |rounding: &str| {
+fn a_large_locked_buffer_opens_from_32767_and_rounds_its_scaled_window_up_on_linux_26() {
+    let receiver = |rcvbuf: &str, rounding: &str, mss: u32| {
         let text = format!(
-            "[sim]\nduration = \"1s\"\n[[node]]\nname = \"a\"\nkind = \"host\"\n[[node]]\nname = \"b\"\nkind = \"host\"\n[[link]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"f\"\nkind = \"tcp_bulk\"\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux-2.6\"\nrcvbuf = \"512MiB\"\ntcp = {{ adv_win_scale = 1, buffer_semantics = \"kernel\", window_rounding = \"{rounding}\" }}\n"
+            "[sim]\nduration = \"1s\"\n[[node]]\nname = \"a\"\nkind = \"host\"\n[[node]]\nname = \"b\"\nkind = \"host\"\n[[link]]\nfrom = \"a\"\nto = \"b\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n[[flow]]\nname = \"f\"\nkind = \"tcp_bulk\"\nfrom = \"a\"\nto = \"b\"\nprofile = \"linux-2.6\"\nrcvbuf = \"{rcvbuf}\"\ntcp = {{ adv_win_scale = 1, buffer_semantics = \"kernel\", window_rounding = \"{rounding}\" }}\n"
         );
         let sc = scenario::load_str(&text, "t.toml", &[]).unwrap();
         let cfg = scenario::tcp_config(&sc, 0);
         let mut r = Receiver::new(&cfg, true);
-        assert_eq!(r.wscale, 13);
-        r.mss = 1428;
-        r.enable_autotuning(cfg.rcv_autotune, 1428);
-        assert_eq!(r.window_cap(), Some(4 * 1428));
+        r.mss = mss;
+        r.enable_autotuning(cfg.rcv_autotune, mss);
         r
     };
-    assert_eq!(first_window("down").advertised_window(), 0, "spec 04 §2.8 rule 2: the unit swallows rcv_ssthresh");
-    assert_eq!(first_window("up").advertised_window(), 8192);
-    // Nearly full (free space φ·2000 B = 1000 B, under one MSS and half the buffer): 0 again.
-    let mut r = first_window("up");
+    let r = receiver("512MiB", "down", 1428);
+    assert_eq!((r.wscale, r.window_cap()), (13, Some(32767)));
+    assert_eq!(receiver("512MiB", "down", 1428).advertised_window(), 3 * 8192);
+    assert_eq!(receiver("512MiB", "up", 1428).advertised_window(), 4 * 8192);
+    // MSS above the unit: RFC 1414's cap (2 segments above 4380 B).
+    let r = receiver("1MiB", "up", 9126);
+    assert_eq!((r.wscale, r.window_cap()), (4, Some(2 * 9126)));
+    // Nearly full (free space φ·2000 B = 1000 B, under one MSS and half the buffer): 0.
+    let mut r = receiver("512MiB", "up", 1428);
     r.m_used = r.b_rcv - 2000;
     assert_eq!(r.advertised_window(), 0);
 }

@@ -162,10 +162,13 @@ impl Receiver {
     }
 
     /// An autotuned buffer's first window, before the SYN (Linux
-    /// `tcp_select_initial_window`): the full space rounded down to `mss`,
-    /// at most 65535, and in 2.x at most 4·mss (3 above 1460 B, 2 above
-    /// 4380 B: `init_cwnd`); `rcv_ssthresh` starts there and grows by
-    /// 2·advmss per in-order segment up to `window_clamp` (`tcp_grow_window`).
+    /// `tcp_select_initial_window`): the full space rounded down to `mss`, at most
+    /// 65535 in 6.x (`U16_MAX`) and 32767 in 2.x (`MAX_TCP_WINDOW`: 2.4.20
+    /// include/net/tcp.h, 2.6.12.1 net/ipv4/tcp_output.c:180). In 2.x, when `mss`
+    /// exceeds the scale unit 2^rcv_wscale, also at most 4·mss (3 above 1460 B, 2 above
+    /// 4380 B: RFC 1414's `init_cwnd`, tcp_output.c:197); a larger unit leaves the
+    /// 32767. `rcv_ssthresh` starts there and grows by 2·advmss per in-order segment
+    /// up to `window_clamp` (`tcp_grow_window`).
     /// A locked buffer gets the same first window and growth, up to its full
     /// space, when `quickack_on_window_growth` needs rcv_ssthresh (Linux computes
     /// it for every socket: `tcp_select_initial_window`, `tcp_init_buffer_space`).
@@ -179,11 +182,17 @@ impl Receiver {
         }
         let mss = mss.max(1) as u64;
         let space = full / mss * mss;
-        let mut wnd = space.min(65535);
-        if rule != RcvAutotune::Linux6 {
-            let init_cwnd = if mss > 3 * 1460 { 2 } else if mss > 1460 { 3 } else { 4 };
-            wnd = wnd.min(init_cwnd * mss);
-        }
+        let wnd = if rule == RcvAutotune::Linux6 {
+            space.min(65535)
+        } else {
+            let wnd = space.min(32767);
+            if mss > 1u64 << self.wscale {
+                let init_cwnd = if mss > 3 * 1460 { 2 } else if mss > 1460 { 3 } else { 4 };
+                wnd.min(init_cwnd * mss)
+            } else {
+                wnd
+            }
+        };
         self.growth = Some(WindowGrowth { rcv_ssthresh: wnd });
     }
 
