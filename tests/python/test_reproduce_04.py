@@ -215,10 +215,13 @@ def test_e47_rows_for_every_point_and_the_state_split(quick_outputs: Outputs) ->
     assert 0 < b["bad_share"] < 1 and b["bad_bins"] > 0
     assert t[t["point"] == "main-a"].iloc[0]["bad_share"] == 0
     # The κ_B row differs from route b only in κ_B; its circuit carries at most κ_B·R_mac(10g_wan)
-    # while Bad, so its Bad-state bins fall well below route b's.
+    # while Bad, so its Bad-state bins stay under that and under its own Good-state bins. (Not
+    # necessarily under route b's: there the losses alone set the Bad rate, and in the quick
+    # form's 8 s that rate can sit below the cap: 1.88 against 2.06 Gbit/s at c8fdc1c.)
     kb = t[t["part"] == "kb"].iloc[0]
     assert kb["kappa_bad"] < 1 and set(t[t["part"] != "kb"]["kappa_bad"]) == {1.0}
-    assert kb["bad_mean_Gbps"] < b["bad_mean_Gbps"]
+    assert kb["bad_mean_Gbps"] <= kb["kappa_bad"] * e7.WAN_R_MAC_BPS / 1e9
+    assert kb["bad_mean_Gbps"] < kb["good_mean_Gbps"]
     # X pauses its hosts only, and each main run reports those two generators.
     s = json.loads((d / "runs" / "main-b-s01" / "summary.json").read_text())
     assert sorted(g["name"] for g in s["switch_pause"]) == ["xi->hr", "xo->hs"]
