@@ -371,6 +371,13 @@ def test_all_runs_the_catalogue_records_it_and_resumes(tmp_path: Path, monkeypat
     assert set(ledger) == {"06.V7", "06.V1"}
     assert all(float(again[i]["wall_s"]) == pytest.approx(ledger[i]["ran_s"], abs=0.1) for i in ledger)
     assert all(float(again[i]["stopped_s"]) == 0.0 for i in ledger)
+    # A row from before the ledger existed: its time is where the ledger continues.
+    (out / "catalogue-wall.json").unlink()
+    again["06.V1"].update(status="FAIL", wall_s="1000.0", stopped_s="7.0")
+    command.write_catalogue(out, again)
+    assert command.main(["--all", "--quick", "--resume", "--out", str(out), "--progress", "none"]) == 0
+    seeded = json.loads((out / "catalogue-wall.json").read_text(encoding="utf-8"))
+    assert set(seeded) == {"06.V1"} and seeded["06.V1"]["ran_s"] > 1000.0 and seeded["06.V1"]["stopped_s"] == 7.0
     # An ID with --all, or a foreign directory, is refused.
     assert command.main(["--all", "06.V1", "--out", str(tmp_path / "x")]) == 2
     foreign = tmp_path / "foreign"

@@ -331,9 +331,10 @@ def _run_all(args: argparse.Namespace, workers: int, out: Path, backend: object)
         except UsageError as err:
             print(f"error: <arguments>: --out: {err.message}", file=sys.stderr)
             return EXIT_INVALID_INPUT
-        if e.id not in read_ledger(out) and previous is not None and previous.get("wall_s"):
+        ledger = read_ledger(out)
+        if e.id not in ledger and previous is not None and previous.get("wall_s"):
             # A row from before the ledger: its time is where the ledger continues.
-            write_ledger(out, {**read_ledger(out), e.id: Spent(float(previous["wall_s"]), float(previous.get("stopped_s") or 0))})
+            write_ledger(out, {**ledger, e.id: Spent(float(previous["wall_s"]), float(previous.get("stopped_s") or 0))})
         beat = Heartbeat(out, e.id).start()
         try:
             code = _run_one(e, args, workers, sub, backend)
