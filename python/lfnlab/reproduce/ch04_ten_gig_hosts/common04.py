@@ -231,6 +231,8 @@ def keeper(
             "fast_retransmits": int(flow["fast_retransmits"]),
             "send_stalls": int(last["send_stalls"]),
             "cwr_entries": int(last["cwr_entries"]),
+            # cwnd (segments) when slow start ended; NaN if it never did (spec 04 §2.13 trace).
+            "ss_exit_cwnd": math.nan if flow.get("slow_start_exit_cwnd") is None else float(flow["slow_start_exit_cwnd"]),
             "m_used_max_bytes": float(rows["m_used"].max()),
             "srtt_mean_s": float(after["srtt"].mean()) if len(after) else math.nan,
             "min_rtt_s": float(last["min_rtt"]),
@@ -269,11 +271,13 @@ def stall_note(table: pd.DataFrame, where: Sequence[str]) -> list[str]:
     points = "; ".join(", ".join(f"{c} {show(r[c])}" for c in where) for _, r in stalled.iterrows())
     return [
         f"Send stalls (qdisc full, CWR with `cwr_gradual`) at {len(stalled)} of {len(table)} points: {points}. In slow "
-        "start TCP sends 1.5 segments per segment acknowledged; when the sender's own NIC path drains little faster than "
-        "the path (a rate cap, or the sender's bus when it is shared: 0.17 % above the receiver's) the excess piles up "
-        "in the sender's qdisc rather than in the router, and the qdisc overflows if a round lasts long enough. CWR then cuts cwnd to the BIC decrease of the stall window, and BIC "
-        "2.6.12 regrows by about 16 segments per RTT (its increase counts ACKs, one per two segments), so at long RTT "
-        "the run can end below the receiver limit."
+        "start each ACK releases the segments it acknowledges and as many again: 2 per segment while a Linux 2.6 "
+        "receiver ACKs every segment as its window grows (tcp_grow_window, issue 39 item 7), 1.5 once it ACKs every "
+        "other. When that outruns what the sender's own NIC path drains (its 10 Gbit/s line rate once the delivery rate "
+        "passes half of it, a rate cap, or the sender's bus when it is shared) the excess piles up in the sender's qdisc "
+        "rather than in the router, and the qdisc overflows if a round lasts long enough. CWR then cuts cwnd to the BIC "
+        "decrease of the stall window, and BIC 2.6.12 regrows by about 16 segments per RTT (its increase counts ACKs), "
+        "so at long RTT the run can end below the receiver limit."
     ]
 
 
