@@ -29,14 +29,16 @@ IP_VERSIONS = (4, 6)
 #: 20 bytes longer over IPv6, which moves the bus-limited ratio by 0.1 % (MTU 9198) and 0.6 %
 #: (1500) above the header prediction; the table shows that prediction as well.
 RATIO_TOLERANCE = 0.01
-#: E4.1's best B per (MTU, RTT), Chelsio profile (E4.2's host), from its full form at e7e5065
-#: (``T4.1-best``, docs/bench-results/04.E4.1-e7e5065/T4.1-best.csv): ((mtu, rtt_s, B bytes), ...).
-#: ``None`` runs B = 3·BDP only.
+#: E4.1's best B per (MTU, RTT), Chelsio profile (E4.2's host), from its full form in the
+#: catalogue at 874668a (``T4.1-best``, results/catalogue-874668a/04.E4.1/T4.1-best.csv):
+#: ((mtu, rtt_s, B bytes), ...). ``None`` runs B = 3·BDP only. Since issue 39 item 7 a larger
+#: buffer can stall in slow start at long RTT, so at 400 ms MTU 9198 the best is the largest
+#: window-limited B (768 MiB), no longer 1024 MiB as at e7e5065.
 E41_BEST_BUFFERS: Optional[tuple[tuple[int, float, float], ...]] = tuple(
     (mtu, rtt_ms / 1e3, float(mib * MIB))
     for mtu, rtt_ms, mib in (
-        (MTU_JUMBO, 0, 8), (MTU_JUMBO, 100, 512), (MTU_JUMBO, 200, 512), (MTU_JUMBO, 300, 768), (MTU_JUMBO, 400, 1024),
-        (MTU_STD, 0, 1), (MTU_STD, 100, 1536), (MTU_STD, 200, 1536), (MTU_STD, 300, 512), (MTU_STD, 400, 1024),
+        (MTU_JUMBO, 0, 512), (MTU_JUMBO, 100, 768), (MTU_JUMBO, 200, 768), (MTU_JUMBO, 300, 768), (MTU_JUMBO, 400, 768),
+        (MTU_STD, 0, 512), (MTU_STD, 100, 1536), (MTU_STD, 200, 1536), (MTU_STD, 300, 768), (MTU_STD, 400, 1536),
     )
 )
 
@@ -171,8 +173,8 @@ def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
         "The spec also runs 'the best B found in E4.1 for each RTT'; `best_buffers` is empty here, so only B = 3·BDP "
         "is run (e2_ipv6.E41_BEST_BUFFERS holds E4.1's T4.1-best)."
         if not p.best_buffers
-        else "The 'best' rows use the best B of E4.1's full form at e7e5065 (T4.1-best, Chelsio profile; "
-        "docs/bench-results/04.E4.1-e7e5065). Where several B reach the bus limit to 10⁻⁶, T4.1-best names the one "
+        else "The 'best' rows use the best B of E4.1's full form in the catalogue at 874668a (T4.1-best, Chelsio "
+        "profile; results/catalogue-874668a/04.E4.1). Where several B reach the bus limit to 10⁻⁶, T4.1-best names the one "
         "whose sustained rate was highest, not the smallest.",
         *CLOSING_NOTES,
     ]
