@@ -27,7 +27,7 @@ from ..measure import mss_eff
 from .path04 import MIB, MTU_JUMBO, MTU_STD, bdp_bytes, cpu_cap_bps, host_limit_bps, r_ref_bps, receiver_bus_limit_bps
 from . import e1_extras as extras
 from .e1_extras import Slowdown, WriteSweep
-from .common04 import buffer_text, CLOSING_NOTES, edge_allowance, expectations_entry, GBPS, keeper, phi, run_outcome, seed_point, seed_runs, stall_note, t4p_cases, window_rate_bps
+from .common04 import buffer_text, CLOSING_NOTES, edge_allowance, expectations_entry, GBPS, keeper, phi, point_row, run_outcome, seed_runs, stall_note, t4p_cases, window_rate_bps
 
 CHELSIO = "chelsio_t110"
 INTEL = "intel_pro10gbe_sr"
@@ -251,9 +251,10 @@ def t41_table(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
             "window_bound_Gbps": window_rate_bps(b, rtt) / GBPS,
             "r_ref_Gbps": r_ref_bps(c.mtu, 6) / GBPS,
         }
-        row.update(seed_point(kept, case_key(c, rtt, b), p.seeds, _POINT_KEYS))
+        runs = seed_runs(kept, case_key(c, rtt, b), p.seeds)
+        row.update(point_row(runs, _POINT_KEYS))
         # NaN when any seed never left slow start (then no stall ended it below the BDP).
-        row["ss_exit_cwnd_max"] = float(np.max([k["ss_exit_cwnd"] for k in seed_runs(kept, case_key(c, rtt, b), p.seeds)]))
+        row["ss_exit_cwnd_max"] = float(np.max([k["ss_exit_cwnd"] for k in runs]))
         row["bdp_segments"] = bdp_bytes(host_limit_bps(c.mtu, 6), rtt) / mss_eff(c.mtu, 6)
         row["peak_Gbps"] = row.pop("peak_bps") / GBPS
         row["rate_over_window_bound"] = row["sustained_Gbps"] / row["window_bound_Gbps"] if rtt > 0 else math.nan
@@ -329,7 +330,7 @@ def _checks(p: Params, table: pd.DataFrame) -> list[Check]:
                         f"({len(covers)} B with φ·B/RTT ≥ R_ref, {len(clean)} of them without a send stall)",
                     )
                 )
-            elif len(covers):
+            elif _every_cover_stalled(covers):
                 # Issue 39 item 7: every B whose window covers R_ref let slow start outrun the
                 # sender's NIC (stall_note); the level-off is then not the window's to reach. What
                 # must hold is the mechanism: each stall ended slow start below the BDP.
@@ -360,6 +361,12 @@ def _covering(g: pd.DataFrame, mtu: int, rtt_s: float) -> pd.DataFrame:
     return g[g["buffer_MiB"] * MIB * phi(1) * 8 / max(rtt_s, 1e-12) >= r_ref_bps(mtu, 6)]
 
 
+def _every_cover_stalled(covers: pd.DataFrame) -> bool:
+    """Whether a (curve, RTT) has covering buffers and every one took a send stall (issue 39
+    item 7): then the level-off is replaced by the mechanism check."""
+    return bool(len(covers)) and not bool((covers["send_stalls"] == 0).any())
+
+
 def stalled_level_offs(p: Params, table: pd.DataFrame) -> list[str]:
     """The (curve, RTT) whose every covering buffer took a send stall, so the level-off check is
     replaced by the mechanism check (issue 39 item 7): each with its best rate against the limit."""
@@ -369,7 +376,7 @@ def stalled_level_offs(p: Params, table: pd.DataFrame) -> list[str]:
         for rtt in c.rtts_s:
             g = _curve_rows(table, c.mtu, c.nic, rtt * 1e3)
             covers = _covering(g, c.mtu, rtt)
-            if len(covers) and not (covers["send_stalls"] == 0).any():
+            if _every_cover_stalled(covers):
                 best = g.loc[g["sustained_Gbps"].idxmax()]
                 cov = ", ".join(f"{r.buffer_MiB:g} MiB {r.sustained_Gbps:.3f}" for r in covers.itertuples())
                 out.append(
