@@ -291,6 +291,31 @@ def test_t4r_chain_and_delay_budget() -> None:
         p4r.t4r_dict("t", rtt_s=0.0005, loops=loops[:1], snd_buffer_bytes=1, rcv_buffer_bytes=1, duration_s=1.0)
 
 
+def test_t4r_background_sweep_keeps_every_link_index() -> None:
+    # A zero background builds its hosts silent, so the circuit keeps its link index and the
+    # engine's `link[{li}].loss.state` stream: the r_bg sweep shares one circuit timeline.
+    def build(rate: float) -> dict:
+        loops = [p4r.Loop("chi", rate, (150.0, 150.0, 0.0, 1e-5))]
+        return p4r.t4r_dict("t", rtt_s=0.322, loops=loops, snd_buffer_bytes=2**20, rcv_buffer_bytes=2**21, duration_s=1.0, r_bg_local_bps=rate)
+
+    silent, loaded = build(0.0), build(300e6)
+    ends = lambda d: [(l["from"], l["to"]) for l in d["link"]]  # noqa: E731
+    assert ends(silent) == ends(loaded)
+    assert [n["name"] for n in silent["node"]] == [n["name"] for n in loaded["node"]]
+    assert [f["name"] for f in silent["flow"]] == ["bulk"]
+    assert sorted(f["name"] for f in loaded["flow"]) == ["bg-chi", "bg-local", "bulk"]
+    # None: no background hosts at all (routes a and c's Seattle loop).
+    bare = p4r.t4r_dict("t", rtt_s=0.178, loops=[p4r.Loop("sea")], snd_buffer_bytes=2**20, rcv_buffer_bytes=2**21, duration_s=1.0)
+    assert not any(n["name"].startswith("bg-") for n in bare["node"])
+    with pytest.raises(ValueError, match="negative"):
+        build(-1.0)
+    # The E4.7 sweep: the 0 point's circuit is the same link as the main point's.
+    p = e7.FULL
+    pts = {pt.key: pt for pt in e7.points(p)}
+    circuit = lambda pt: next(i for i, l in enumerate(e7.scenario(p, pt, 1, pt.key).to_dict()["link"]) if "loss" in l)  # noqa: E731
+    assert circuit(pts["bg-b-bg0M"]) == circuit(pts["main-b"])
+
+
 def test_bad_intervals_from_transitions() -> None:
     assert e7.bad_intervals([[1.0, True], [2.5, False], [4.0, True]], 10.0) == [(1.0, 2.5), (4.0, 10.0)]
     assert e7.bad_intervals([], 10.0) == []

@@ -57,12 +57,13 @@ JGN_LOCAL = "ut->ot"
 @dataclass(frozen=True)
 class Loop:
     """One trans-Pacific loop: a ``10g_wan`` circuit out to the far-end switch ``name`` and one
-    back. ``r_bg_bps`` of background rides its outbound circuit; ``gilbert`` = (T_G s, T_B s, p_G,
+    back. ``r_bg_bps`` of background rides its outbound circuit (None: no background hosts; 0:
+    the hosts are built and stay silent, see :func:`t4r_dict`); ``gilbert`` = (T_G s, T_B s, p_G,
     p_B) puts a Gilbert–Elliott state on that circuit (None: Good only, no loss), whose capacity
     is ``kappa_bad`` times the line rate while Bad (spec 04 §2.12 κ_B; 1 = off)."""
 
     name: str
-    r_bg_bps: float = 0.0
+    r_bg_bps: Optional[float] = None
     gilbert: Optional[tuple[float, float, float, float]] = None
     kappa_bad: float = 1.0
 
@@ -85,7 +86,7 @@ def t4r_dict(
     duration_s: float,
     seed: int = 1,
     tx_rate_cap_bps: Optional[float] = None,
-    r_bg_local_bps: float = 0.0,
+    r_bg_local_bps: Optional[float] = None,
     jitter_s: float = 0.0,
     mtu: int = MTU_JUMBO,
     txqueuelen: int = 10000,
@@ -95,7 +96,15 @@ def t4r_dict(
 ) -> dict[str, Any]:
     """T4-R with one BIC flow ``bulk`` hs → hr (profile and congestion control as T4-P), as a
     scenario dict. Monitors: X toward H_r (``xi->hr``), the local JGN segment (``ut->ot``) and the
-    last far-end switch's egress back toward X."""
+    last far-end switch's egress back toward X.
+
+    Background (``r_bg_local_bps``, each loop's ``r_bg_bps``): None builds no background hosts; a
+    rate builds a source and a sink host with their links, and 0 leaves them silent (no flow).
+    A background sweep that includes 0 therefore keeps every link at its index, and with it the
+    random streams the engine derives from that index (``link[{li}].loss.state`` for the
+    Gilbert–Elliott state, crates/lfnlab-core/src/sim/build.rs `link_loss`): every point of the
+    sweep sees the same circuit-state timeline (CHOICE, session 37; before, the 0 point had no
+    background hosts, its circuit sat two links earlier and drew another timeline)."""
     if not loops:
         raise ValueError("T4-R needs at least one trans-Pacific loop")
     local_one_way = LOCAL_RTT_S / 2.0
@@ -134,9 +143,12 @@ def t4r_dict(
         for host, at in ((src, near), (dst, far)):
             bg_hosts.append(b.Host(host, mtu=1500))
             links.append(b.Link(host, at, phy="10g_lan", delay=cable, reverse_queue=_queue(B_HOP)))
-        flows.append(_bg_flow(f"bg-{tag}", src, dst, rate_bps))
+        if rate_bps < 0:
+            raise ValueError(f"background {tag}: rate {rate_bps} bit/s is negative")
+        if rate_bps > 0:
+            flows.append(_bg_flow(f"bg-{tag}", src, dst, rate_bps))
 
-    if r_bg_local_bps > 0:
+    if r_bg_local_bps is not None:
         add_bg("local", "ut", "ot", r_bg_local_bps)
     circuit = q.time(circuit_one_way)
     impair = {"impair": {"jitter": q.time(jitter_s)}} if jitter_s > 0 else None
@@ -156,7 +168,7 @@ def t4r_dict(
         links.append(b.Link(near, far, phy="10g_wan", delay=circuit, queue=_queue(B_HOP), reverse_queue=_queue(B_HOP), loss=loss, keys=impair))
         back_queue = _queue(B_X if back_to == "xi" else B_HOP)
         links.append(b.Link(far, back_to, phy="10g_wan", delay=circuit, queue=_queue(B_HOP), reverse_queue=back_queue, keys=impair))
-        if loop.r_bg_bps > 0:
+        if loop.r_bg_bps is not None:
             add_bg(far, near, far, loop.r_bg_bps)
         near = back_to
     last_far = loops[-1].name
