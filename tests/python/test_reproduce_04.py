@@ -245,6 +245,9 @@ def test_e47_rows_for_every_point_and_the_state_split(quick_outputs: Outputs) ->
     t = pd.read_csv(d / "T4.7.csv")
     assert list(t["point"]) == [pt.key for pt in e7.points(e7.QUICK)]
     assert set(t[t["part"] == "P"]["topology"]) == {"T4-P"}
+    # Send stalls and CWR entries are per-run counters averaged over the seeds.
+    assert {"send_stalls", "cwr_entries", "ss_exit_cwnd"} <= set(t.columns)
+    assert (t["send_stalls"] >= 0).all() and (t["cwr_entries"] >= 0).all()
     # Route b spends part of the run in Bad; the loss-free route never does.
     b = t[t["point"] == "main-b"].iloc[0]
     assert 0 < b["bad_share"] < 1 and b["bad_bins"] > 0
@@ -314,6 +317,24 @@ def test_t4r_background_sweep_keeps_every_link_index() -> None:
     pts = {pt.key: pt for pt in e7.points(p)}
     circuit = lambda pt: next(i for i, l in enumerate(e7.scenario(p, pt, 1, pt.key).to_dict()["link"]) if "loss" in l)  # noqa: E731
     assert circuit(pts["bg-b-bg0M"]) == circuit(pts["main-b"])
+
+
+def test_e47_notes_name_the_mechanism_of_each_kappa_and_ramp_row() -> None:
+    at_1 = pd.Series({"good_mean_Gbps": 2.58, "bad_mean_Gbps": 0.94})
+    # A slowed circuit above what the flow carries in Good never binds: timing only.
+    assert "never binds" in e7._kappa_note(1.00, at_1, 4.59, 0.0)
+    # Below it, with router drops: the router before the circuit overflows.
+    slow = e7._kappa_note(0.82, at_1, 2.29, 7913.0)
+    assert "overflows (7913 drops per run)" in slow and "never binds" not in slow
+    # Neither: only the midpoint caveat.
+    assert ";" not in e7._kappa_note(0.9, at_1, 2.29, 0.0)
+    real = pd.Series({"sustained_Gbps": 0.50, "circuit_loss": 42.7, "send_stalls": 5.3})
+    emu = pd.Series({"sustained_Gbps": 4.03, "send_stalls": 3.3, "ss_exit_cwnd": 27408.0})
+    ramp = e7._ramp_note(real, emu)
+    assert "3 send stall(s) in slow start (exit cwnd 27408 segments)" in ramp
+    assert "43 circuit losses per run and 5 send stall(s)" in ramp
+    calm = e7._ramp_note(pd.Series({"sustained_Gbps": 4.0, "circuit_loss": 0.0, "send_stalls": 0.0}), pd.Series({"sustained_Gbps": 4.03, "send_stalls": 0.0, "ss_exit_cwnd": math.nan}))
+    assert "send stall" not in calm and "sustains only" not in calm
 
 
 def test_bad_intervals_from_transitions() -> None:

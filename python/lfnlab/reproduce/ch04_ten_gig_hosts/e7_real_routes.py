@@ -28,7 +28,7 @@ from .path04 import FLOW, MIB, RECEIVER, app_rx_bins, first_data_s, t4p_dict, t_
 from .path04_real_routes import Loop, t4r_scenario
 from ..engine import Case, Experiment
 from ...scenario import Scenario
-from .common04 import cap_goodput_bps, edge_allowance, expectations_entry, GBPS, NOT_BUILT_NOTE, run_outcome, seed_labels, seed_runs
+from .common04 import cap_goodput_bps, edge_allowance, expectations_entry, GBPS, NOT_BUILT_NOTE, run_outcome, seed_labels, seed_runs, stall_note
 
 #: Slack beyond one window per edge when comparing two rates over the steady window (CHOICE).
 SLACK = 0.005
@@ -232,6 +232,7 @@ def _keep(p: Params, pt: Point) -> Callable[[Result], dict[str, Any]]:
         rates = ramped["rate_bps"].to_numpy()
         flow = next(f for f in s["flows"] if f["name"] == FLOW)
         nic = next(n for n in s["host_nics"] if n["host"] == RECEIVER)
+        last = rows.iloc[-1]
         return {
             "sustained_bps": sustained,
             "mean_bps": float(after["rate_bps"].mean()) if len(after) else math.nan,
@@ -243,6 +244,10 @@ def _keep(p: Params, pt: Point) -> Callable[[Result], dict[str, Any]]:
             "rx_fifo_drop": int(nic["rx_fifo_drop"]),
             "retransmitted": int(flow["retransmitted_segments"]),
             "timeouts": int(flow["timeouts"]),
+            # Sender's qdisc overflows (spec 04 §2.9) and cwnd when slow start ended (§2.13 trace).
+            "send_stalls": int(last["send_stalls"]),
+            "cwr_entries": int(last["cwr_entries"]),
+            "ss_exit_cwnd": math.nan if flow.get("slow_start_exit_cwnd") is None else float(flow["slow_start_exit_cwnd"]),
             "bad_share": sum(b - a for a, b in bad) / d,
             "bad": bad,
             "good_bins": int((~in_bad).sum()),
@@ -275,8 +280,9 @@ def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
             "Per route (T4-R) and its emulated counterpart (E4.7-P, T4-P): mean rate from the first data segment to the end, "
             f"sustained rate (last {p.steady_fraction:.0%}), standard deviation of the {q.show_time(p.rate_bin_s)} bins of the "
             "steady window (receiver and sender views), t_up, losses by cause (circuit, router egresses, receiver NIC FIFO), "
-            "retransmitted segments, RTOs, the share of the run the circuit spent in Bad and the mean rate of the bins "
-            "after the ramp in each state; means over the seeds. Sweep rows vary one knob of spec 04 §3.",
+            "retransmitted segments, RTOs, send stalls (the sender's qdisc full), CWR entries, cwnd when slow start ended "
+            "(segments), the share of the run the circuit spent in Bad and the mean rate of the bins after the ramp in each "
+            "state; means over the seeds. Sweep rows vary one knob of spec 04 §3.",
             table,
             digits=5,
         ),
@@ -296,6 +302,7 @@ def analyse(p: Params, kept: Mapping[str, Mapping[str, Any]]) -> Outcome:
         "`flows.parquet` (monitors); 300-s polls are their sums.",
         NOT_BUILT_NOTE,
     ]
+    out.notes += stall_note(table, ["point"])
     return out
 
 
@@ -335,6 +342,9 @@ def _table(p: Params, runs: Mapping[str, Sequence[Mapping[str, Any]]]) -> pd.Dat
                 "rx_fifo_drop": mean("rx_fifo_drop"),
                 "retransmitted": mean("retransmitted"),
                 "timeouts": mean("timeouts"),
+                "send_stalls": mean("send_stalls"),
+                "cwr_entries": mean("cwr_entries"),
+                "ss_exit_cwnd": mean("ss_exit_cwnd"),
                 "bad_share": mean("bad_share"),
                 "good_bins": sum(x["good_bins"] for x in rs),
                 "bad_bins": sum(x["bad_bins"] for x in rs),
@@ -473,7 +483,7 @@ def _expectations(p: Params, table: pd.DataFrame) -> list[dict[str, str]]:
                 f"Bad bins {kb.bad_mean_Gbps:.3f} vs {b['bad_mean_Gbps']:.3f} Gbit/s at κ_B = 1 "
                 f"(Good {kb.good_mean_Gbps:.3f}); κ_B·R_mac(10g_wan)·MSS_eff/W = {bound:.3f}",
                 "yes" if kb.bad_mean_Gbps < b["bad_mean_Gbps"] else "no",
-                "bins are classed by their midpoint, so a bin that straddles a change mixes both states",
+                _kappa_note(kb.bad_mean_Gbps, b, bound, kb.egress_drop),
             )
         )
     c = _row(table, "main-c")
@@ -482,10 +492,52 @@ def _expectations(p: Params, table: pd.DataFrame) -> list[dict[str, str]]:
             "the 500 ms loop takes longer to ramp up than the 400 ms emulated case",
             f"route c t_up {c['t_up_s']:.2f} s; E4.7-P at the same RTT {_row(table, 'P-c')['t_up_s']:.2f} s",
             "yes" if c["t_up_s"] > _row(table, "P-c")["t_up_s"] else "no",
-            "compared with the emulated run at route c's own RTT (04.E4.3 has the 400 ms case)",
+            _ramp_note(c, _row(table, "P-c")),
         )
     )
     return items
+
+
+def _kappa_note(bad_gbps: float, at_1: pd.Series, bound_gbps: float, egress_drop: float) -> str:
+    """Why a κ_B row reads as it does. The slowed circuit binds when its goodput falls below what the
+    flow carries as Bad begins (the Good bins at κ_B = 1): the router before it then overflows.
+    Otherwise the Bad phases stay loss-limited and κ_B changes only the timing."""
+    text = "bins are classed by their midpoint, so a bin that straddles a change mixes both states"
+    if egress_drop > 0:
+        text += (
+            f"; the slowed circuit ({bound_gbps:.3f} Gbit/s of goodput) is below what the flow carries when Bad begins "
+            f"(Good bins at κ_B = 1: {at_1['good_mean_Gbps']:.3f}), so the router before it overflows "
+            f"({egress_drop:.0f} drops per run)"
+        )
+    elif bound_gbps > at_1["good_mean_Gbps"]:
+        text += (
+            f"; the slowed circuit's goodput ({bound_gbps:.3f} Gbit/s) stays above what the flow carries even in Good "
+            f"({at_1['good_mean_Gbps']:.3f} at κ_B = 1), so it never binds and the Bad phases stay loss-limited; the "
+            f"difference ({bad_gbps:.3f} against {at_1['bad_mean_Gbps']:.3f}) is timing: slower serialization changes how "
+            "data and background frames interleave on the circuit, and so which frames the loss draws hit"
+        )
+    return text
+
+
+def _ramp_note(real: pd.Series, emulated: pd.Series) -> str:
+    """Why the 500 ms ramp-up row reads as it does: t_up is measured against each run's own sustained rate,
+    and an emulated run that stalled in slow start regrows in congestion avoidance."""
+    text = (
+        "compared with the emulated run at route c's own RTT (04.E4.3 has the 400 ms case); t_up is the first bin at "
+        "0.9 of a run's own sustained rate"
+    )
+    if emulated["send_stalls"] > 0:
+        text += (
+            f"; the emulated run took {emulated['send_stalls']:.0f} send stall(s) in slow start (exit cwnd "
+            f"{emulated['ss_exit_cwnd']:.0f} segments) and climbs back in congestion avoidance (see the send-stall note)"
+        )
+    if real["sustained_Gbps"] < 0.5 * emulated["sustained_Gbps"]:
+        stalls = f" and {real['send_stalls']:.0f} send stall(s)" if real["send_stalls"] > 0 else ""
+        text += (
+            f"; the real route sustains only {real['sustained_Gbps']:.3f} Gbit/s ({real['circuit_loss']:.0f} circuit "
+            f"losses per run{stalls}), so the 0.9 mark of its own t_up is low and reached early"
+        )
+    return text
 
 
 def _figure(p: Params, name: str, r: Route, real: Mapping[str, Any], emu: Mapping[str, Any]) -> Figure:
