@@ -289,6 +289,23 @@ def test_f3_source_bound_ratio_and_cv() -> None:
     assert f3.late_bin_cv(s, 10.0) == 0.0
 
 
+def test_f3_implied_row_names_the_stall_when_the_trend_reverses() -> None:
+    def trials(big_mbps: float, stalls: int) -> pd.DataFrame:
+        return pd.DataFrame({
+            "ipg_bytes": [8, 8, 1023, 1023],
+            "throughput_Mbps": [40.0, 40.0, big_mbps, big_mbps],
+            "late_bin_cv": [0.3] * 4,
+            "retransmitted_segments": [0] * 4,
+            "send_stalls": [1, 1, stalls, stalls],
+        })
+
+    row = lambda t: f3.expectations(t, 500.0, (8, 1023)).iloc[-1]  # noqa: E731
+    reversed_ = row(trials(23.0, 1))
+    assert reversed_["agrees"] == "no" and "send stall" in reversed_["notes"] and "IPG 1023: 1–1" in reversed_["notes"]
+    # The paper's order holds: no note; reversed without a stall in every trial: no claimed mechanism.
+    assert row(trials(450.0, 1))["notes"] == "" and row(trials(23.0, 0))["notes"] == ""
+
+
 def test_f5_tables_and_core_busy_match() -> None:
     kept = {
         ("off", s): {"throughput_Mbps": v} for s, v in ((1, 10.0), (2, 12.0))

@@ -118,12 +118,21 @@ def expectations(trials: pd.DataFrame, r_disk_mbps: float, ipgs: tuple[int, ...]
         )
     if len(big) and len(small):
         b, s = float(big["throughput_Mbps"].mean()), float(small["throughput_Mbps"].mean())
+        stalled = bool((big["send_stalls"] > 0).all() and (small["send_stalls"] > 0).all())
         rows.append(
             expectation(
                 f"(implied) IPG {hi} does better than IPG {lo}",
                 f"means {b:.1f} vs {s:.1f} Mbps",
                 "yes" if b > s else "no",
-                "",
+                (
+                    f"every trial of both ends slow start at a send stall (IPG {hi}: {int(big['send_stalls'].min())}–"
+                    f"{int(big['send_stalls'].max())}, IPG {lo}: {int(small['send_stalls'].min())}–"
+                    f"{int(small['send_stalls'].max())} per trial); the larger IPG drains the interface queue more slowly, so "
+                    "its stall comes at a smaller window, and NewReno regrows one segment per RTT (issue 39 item 5; "
+                    "'Against the paper' and the txqueuelen sensitivity table)"
+                    if b <= s and stalled
+                    else ""
+                ),
             )
         )
     return expectations_table(rows)
