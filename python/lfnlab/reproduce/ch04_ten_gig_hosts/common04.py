@@ -175,6 +175,17 @@ def _entries(items: Sequence[Mapping[str, Any]], key: str) -> dict[str, Mapping[
     return {str(x[key]): x for x in items}
 
 
+def stall_fields(last: Mapping[str, Any], flow: Mapping[str, Any]) -> dict[str, Any]:
+    """The sender's qdisc overflows and CWR entries (spec 04 §2.9, from the flow's last
+    trace row) and the cwnd (segments) when slow start ended, NaN if it never did (spec 04
+    §2.13 trace): the three figures every chapter-04 report uses to name a send stall."""
+    return {
+        "send_stalls": int(last["send_stalls"]),
+        "cwr_entries": int(last["cwr_entries"]),
+        "ss_exit_cwnd": math.nan if flow.get("slow_start_exit_cwnd") is None else float(flow["slow_start_exit_cwnd"]),
+    }
+
+
 def keeper(
     duration_s: float,
     mtu: int,
@@ -229,10 +240,7 @@ def keeper(
             "retransmitted": int(flow["retransmitted_segments"]),
             "timeouts": int(flow["timeouts"]),
             "fast_retransmits": int(flow["fast_retransmits"]),
-            "send_stalls": int(last["send_stalls"]),
-            "cwr_entries": int(last["cwr_entries"]),
-            # cwnd (segments) when slow start ended; NaN if it never did (spec 04 §2.13 trace).
-            "ss_exit_cwnd": math.nan if flow.get("slow_start_exit_cwnd") is None else float(flow["slow_start_exit_cwnd"]),
+            **stall_fields(last, flow),
             "m_used_max_bytes": float(rows["m_used"].max()),
             "srtt_mean_s": float(after["srtt"].mean()) if len(after) else math.nan,
             "min_rtt_s": float(last["min_rtt"]),

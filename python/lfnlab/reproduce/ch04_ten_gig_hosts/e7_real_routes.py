@@ -28,7 +28,7 @@ from .path04 import FLOW, MIB, RECEIVER, app_rx_bins, first_data_s, t4p_dict, t_
 from .path04_real_routes import Loop, t4r_scenario
 from ..engine import Case, Experiment
 from ...scenario import Scenario
-from .common04 import cap_goodput_bps, edge_allowance, expectations_entry, GBPS, NOT_BUILT_NOTE, run_outcome, seed_labels, seed_runs, stall_note
+from .common04 import cap_goodput_bps, edge_allowance, expectations_entry, GBPS, NOT_BUILT_NOTE, run_outcome, seed_labels, seed_runs, stall_fields, stall_note
 
 #: Slack beyond one window per edge when comparing two rates over the steady window (CHOICE).
 SLACK = 0.005
@@ -244,10 +244,7 @@ def _keep(p: Params, pt: Point) -> Callable[[Result], dict[str, Any]]:
             "rx_fifo_drop": int(nic["rx_fifo_drop"]),
             "retransmitted": int(flow["retransmitted_segments"]),
             "timeouts": int(flow["timeouts"]),
-            # Sender's qdisc overflows (spec 04 §2.9) and cwnd when slow start ended (§2.13 trace).
-            "send_stalls": int(last["send_stalls"]),
-            "cwr_entries": int(last["cwr_entries"]),
-            "ss_exit_cwnd": math.nan if flow.get("slow_start_exit_cwnd") is None else float(flow["slow_start_exit_cwnd"]),
+            **stall_fields(last, flow),
             "bad_share": sum(b - a for a, b in bad) / d,
             "bad": bad,
             "good_bins": int((~in_bad).sum()),
