@@ -279,3 +279,52 @@ def test_busy_windows_on_a_zero_delay_path_are_one_millisecond(tmp_path: Path) -
     busy = pd.read_parquet(tmp_path / "busy" / "busy.parquet")
     s1 = busy[busy["host"] == "s1"]
     assert (s1["window_s"].iloc[:-1] == 0.001).all() and 45 <= len(s1) <= 51, s1
+
+
+def test_e55_b_sub_sweep_runs_the_compared_cell_at_each_sub_queue() -> None:
+    # Spec 05 §5: the split of the simple switch's 512 KB is unknown, so B_sub is swept beside
+    # the 16 KiB CHOICE; E5.5 does it in the cell compared with the paper (issue 39 item 6).
+    from lfnlab.reproduce.ch05_switches import e5_tcp as e5
+
+    side = [r for r in e5.runs(e5.FULL) if r.sub_kib is not None]
+    assert [(r.config, r.cc, r.sack, r.rtt_ms, r.sub_kib) for r in side] == [("rr_simple", "bic", True, 50, b) for b in e5.FULL.subs_kib]
+    assert e5.QUICK.subs_kib == () and all(r.main for r in e5.runs(e5.QUICK))
+    labels = [r.label(s) for r in e5.runs(e5.FULL) for s in (1, 2, 3)]
+    assert len(set(labels)) == len(labels)
+    main = e5.Run("rr_simple", "bic", True, 50)
+    assert e5._queue_limit_kib(e5.FULL, main) == 16.0
+    for r in side:
+        assert e5._queue_limit_kib(e5.FULL, r) == float(r.sub_kib)
+        # Only the sub-queue changes: the same scenario as the main run's otherwise.
+        a, b = (e5._scenario(e5.FULL, x, 1).to_dict() for x in (main, r))
+        sw_a, sw_b = (next(n["switch"] for n in d["node"] if "switch" in n) for d in (a, b))
+        assert {k for k in sw_a if sw_a[k] != sw_b[k]} == {"queue_limit"}
+
+
+def test_e55_b_sub_table_and_its_reading() -> None:
+    import pandas as pd
+    from lfnlab.reproduce.ch05_switches import e5_tcp as e5
+
+    def row(config: str, sub: object, mem: object, seed: int, f1: float, f2: float) -> dict[str, object]:
+        return {"config": config, "cc": "BIC", "sack": True, "RTT_ms": 50, "B_total_MiB": mem, "B_sub_KiB": sub, "seed": seed,
+                "f1_goodput_Mbps": f1, "f2_goodput_Mbps": f2, "f1_retrans_per_s": 1.0, "f2_retrans_per_s": 2.0,
+                "f1_dut_drops": 10, "f2_dut_drops": 20, "memory_max_bytes": 1000 * seed}
+
+    per_run = pd.DataFrame([
+        row("rr_simple", None, None, 1, 300.0, 200.0), row("rr_simple", None, None, 2, 280.0, 240.0),
+        row("rr_simple", 8, None, 1, 200.0, 150.0), row("rr_simple", 32, None, 1, 320.0, 300.0),
+        row("oq_cs", None, 16, 1, 400.0, 400.0), row("oq_cs", None, None, 1, 450.0, 450.0),
+    ])
+    main = e5._main(per_run)
+    assert list(main.index) == [0, 1, 5]
+    t = e5._b_sub_sweep(16.0, main, per_run)
+    assert list(t["B_sub_KiB"]) == [8.0, 16.0, 32.0]
+    assert list(t["seeds"]) == [1, 2, 1]
+    assert t.loc[1, "f1_goodput_Mbps"] == 290.0 and t.loc[1, "sum_goodput_Mbps"] == 510.0
+    assert t.loc[1, "memory_max_bytes"] == 2000
+    text = e5._b_sub_reading(t, 376.0)
+    assert "8 KiB 200.0 & 150.0; 16 KiB 290.0 & 220.0" in text and "nearest B_sub = 8 KiB (350)" in text
+    assert "nearest B_sub = 32 KiB" in e5._b_sub_reading(t, 600.0)
+    # The quick form has no sweep: no sentence, no table.
+    assert e5._b_sub_reading(t.iloc[1:2], 376.0) == ""
+    assert len(e5._b_sub_sweep(16.0, main.iloc[2:], per_run.iloc[4:])) == 0

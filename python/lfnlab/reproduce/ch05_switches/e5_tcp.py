@@ -6,8 +6,10 @@ from 0, flow 2 from 20 s, both to 400 s; BIC and Reno (NewReno recovery), SACK o
 RTT 0 and 50 ms, on `rr_simple`, `oq_cs`, `voq_islip_gl`, `voq_exh` and `voq_islip_pi`,
 3 seeds. Per run and flow over the window [20, 400] s: goodput (receiver application bytes ÷
 380 s) and retransmitted segments per second; the throughput at M in 100-ms and 1-s bins;
-the sender's srtt; the device's drops per flow and its memory peak. Side sweep (spec 05 §5):
-B_total of `oq_cs` ∈ {1, 16, 64} MiB beside 4 at 50 ms.
+the sender's srtt; the device's drops per flow and its memory peak. Side sweeps (spec 05 §5):
+B_total of `oq_cs` ∈ {1, 16, 64} MiB beside 4 at 50 ms, and B_sub of `rr_simple` ∈ {8, 32} KiB
+beside 16 for BIC+SACK at 50 ms, the cell the paper's D-Link figures are compared with (issue
+39 item 6).
 
 Reduced mode (``--quick``, CHOICE): 8 s runs with flow 2 from 2 s (window [2, 8] s), one seed.
 """
@@ -23,6 +25,7 @@ import pandas as pd
 
 from ...result import Result
 from ...scenario import Scenario
+from ...testbed.units import size_bytes
 from ..engine import Case, Experiment
 from ..figures import finish_axes, new_figure
 from ..measure import conserved, goodput_bps, value_at
@@ -53,10 +56,16 @@ class Params:
     flow2_start_s: float = field(metadata={"label": "flow 2 from", "unit": "s"})
     seeds: int = field(metadata={"label": "seeds"})
     memories_mib: tuple[int, ...] = field(metadata={"label": "B_total of oq_cs at 50 ms (beside 4)", "unit": "MiB"})
+    #: Spec 05 §5: the split of the simple switch's 512 KB is unknown, so B_sub is swept
+    #: (CHOICE 16 KiB = B_total/ports/2). 32 KiB lets one input fill its output's whole 32 KiB.
+    subs_kib: tuple[int, ...] = field(
+        default=(), metadata={"label": "B_sub of rr_simple, BIC+SACK at 50 ms (beside 16)", "unit": "KiB"}
+    )
     bin_s: float = field(default=0.1, metadata={"label": "trace and monitor bin", "unit": "s"})
 
 
-FULL = Params(configs=CONFIGS_E55, rtts_ms=(0, 50), duration_s=400.0, flow2_start_s=20.0, seeds=3, memories_mib=(1, 16, 64))
+FULL = Params(configs=CONFIGS_E55, rtts_ms=(0, 50), duration_s=400.0, flow2_start_s=20.0, seeds=3, memories_mib=(1, 16, 64),
+              subs_kib=(8, 32))
 QUICK = Params(configs=CONFIGS_E55, rtts_ms=(0, 50), duration_s=8.0, flow2_start_s=2.0, seeds=1, memories_mib=())
 
 
@@ -67,15 +76,23 @@ class Run:
     sack: bool
     rtt_ms: int
     memory_mib: Optional[int] = None
+    sub_kib: Optional[int] = None
 
     def label(self, seed: int) -> str:
         m = f"-m{self.memory_mib}" if self.memory_mib is not None else ""
+        m += f"-b{self.sub_kib}" if self.sub_kib is not None else ""
         return f"{self.config}-{self.cc}-{'sack' if self.sack else 'nosack'}-{self.rtt_ms:03d}ms{m}-s{seed:02d}"
+
+    @property
+    def main(self) -> bool:
+        """Whether the run belongs to the main grid (no side sweep)."""
+        return self.memory_mib is None and self.sub_kib is None
 
 
 def runs(p: Params) -> list[Run]:
     out = [Run(c, cc, sack, rtt) for c in p.configs for cc in CCS for sack in (True, False) for rtt in p.rtts_ms]
     out += [Run("oq_cs", cc, sack, 50, m) for cc in CCS for sack in (True, False) for m in p.memories_mib]
+    out += [Run("rr_simple", "bic", True, 50, sub_kib=b) for b in p.subs_kib]
     return out
 
 
@@ -101,7 +118,11 @@ def _keeper(p: Params) -> Callable[[Result], dict[str, Any]]:
 
 def _scenario(p: Params, run: Run, seed: int) -> Scenario:
     config, keys = VARIANTS.get(run.config, (run.config, {}))
-    switch = {**keys, **({"memory": f"{run.memory_mib}MiB"} if run.memory_mib is not None else {})} or None
+    switch = {
+        **keys,
+        **({"memory": f"{run.memory_mib}MiB"} if run.memory_mib is not None else {}),
+        **({"queue_limit": f"{run.sub_kib}KiB"} if run.sub_kib is not None else {}),
+    } or None
     return tcp_bench_scenario(
         f"05.E5.5-{run.label(seed)}", config=config, rtt_s=run.rtt_ms / 1e3, cc=run.cc, sack=run.sack,
         duration_s=p.duration_s, flow2_start_s=p.flow2_start_s, seed=seed, switch=switch, bin_s=p.bin_s)
@@ -115,10 +136,11 @@ def cases(p: Params) -> list[Case]:
 
 def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     per_run = _per_run(p, kept)
-    main = per_run[per_run["B_total_MiB"].isna()]
+    main = _main(per_run)
+    b_sub = _b_sub_sweep(_queue_limit_kib(p, Run("rr_simple", "bic", True, 50)), main, per_run)
     behaviours = checklist05.e55_behaviours(main, p.configs)
     return Outcome(
-        paper=_against_the_paper(main),
+        paper=_against_the_paper(main, b_sub),
         checks=_checks(kept, main),
         tables=[
             Table("T5.5a", "The source's Table II layout: goodput over the window (Mbit/s, mean over the seeds), each cell "
@@ -129,6 +151,10 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
                   "memory peak, the largest srtt in the window, the standard deviation of each flow's 100-ms throughput at "
                   "M, its 100-ms bins at zero while the other flow ran, and Jain's fairness index of the two goodputs.",
                   per_run),
+            *([Table("T5.5-bsub", "The static split's sub-queue B_sub (spec 05 §5: the split of the simple switch's 512 KB is "
+                     "unknown; CHOICE 16 KiB), rr_simple, BIC+SACK at 50 ms: goodput of each flow and their sum (Mbit/s), "
+                     "retransmissions per second, the device's drops and memory peak, mean over the seeds.", b_sub)]
+              if len(b_sub) > 1 else []),
             *checklist05.tables("E5.5", "B11 of spec 05 §2.8 per device", behaviours, each="each part of B11"),
         ],
         figures=[
@@ -148,9 +174,55 @@ def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     )
 
 
-def _against_the_paper(main: pd.DataFrame) -> pd.DataFrame:
+def _main(per_run: pd.DataFrame) -> pd.DataFrame:
+    """The main grid: the runs of neither side sweep."""
+    return per_run[per_run["B_total_MiB"].isna() & per_run["B_sub_KiB"].isna()]
+
+
+def _queue_limit_kib(p: Params, run: Run) -> float:
+    """The sub-queue limit B_sub (KiB) of ``run``'s device, from its resolved scenario (M4's
+    default is 16 KiB, spec 05 §2.2)."""
+    d = _scenario(p, run, 1).to_dict()
+    return size_bytes(next(n["switch"] for n in d["node"] if "switch" in n)["queue_limit"]) / 1024
+
+
+def _b_sub_sweep(main_kib: float, main: pd.DataFrame, per_run: pd.DataFrame) -> pd.DataFrame:
+    """rr_simple, BIC+SACK at 50 ms per B_sub: the main grid's runs at ``main_kib``, the side
+    sweep's at theirs; means over the seeds, by B_sub."""
+    cell = (per_run["config"] == "rr_simple") & (per_run["cc"] == "BIC") & per_run["sack"] & (per_run["RTT_ms"] == 50)
+    g = pd.concat([main[cell.loc[main.index]].assign(B_sub_KiB=main_kib), per_run[cell & per_run["B_sub_KiB"].notna()]])
+    if g.empty:
+        return pd.DataFrame()
+    out = g.groupby("B_sub_KiB").agg(
+        seeds=("seed", "count"),
+        f1_goodput_Mbps=("f1_goodput_Mbps", "mean"),
+        f2_goodput_Mbps=("f2_goodput_Mbps", "mean"),
+        f1_retrans_per_s=("f1_retrans_per_s", "mean"),
+        f2_retrans_per_s=("f2_retrans_per_s", "mean"),
+        f1_dut_drops=("f1_dut_drops", "mean"),
+        f2_dut_drops=("f2_dut_drops", "mean"),
+        memory_max_bytes=("memory_max_bytes", "max"),
+    )
+    out.insert(3, "sum_goodput_Mbps", out["f1_goodput_Mbps"] + out["f2_goodput_Mbps"])
+    return out.reset_index()
+
+
+def _b_sub_reading(b_sub: pd.DataFrame, paper_sum_mbps: float) -> str:
+    """One sentence on the B_sub sweep: each reading's two goodputs, and which lies nearest the
+    paper's sum. Empty without a sweep (the quick form)."""
+    if len(b_sub) < 2:
+        return ""
+    cells = "; ".join(f"{r.B_sub_KiB:g} KiB {r.f1_goodput_Mbps:.1f} & {r.f2_goodput_Mbps:.1f}" for r in b_sub.itertuples())
+    near = b_sub.loc[(b_sub["sum_goodput_Mbps"] - paper_sum_mbps).abs().idxmin()]
+    return (f"; by B_sub (T5.5-bsub) the two flows get {cells} Mbit/s, and the paper's sum ({paper_sum_mbps:.0f}) lies "
+            f"nearest B_sub = {near['B_sub_KiB']:g} KiB ({near['sum_goodput_Mbps']:.0f}); 16 KiB = B_total/ports/2 stays the "
+            "CHOICE")
+
+
+def _against_the_paper(main: pd.DataFrame, b_sub: pd.DataFrame) -> pd.DataFrame:
     """The D-Link's Table II cell at 50 ms, BIC+SACK, beside both readings of its memory. The
-    explanations quote this form's own peak memory, never a figure from another run."""
+    explanations quote this form's own peak memory and B_sub sweep, never a figure from
+    another run."""
     ours: dict[str, Optional[float]] = {}
     peak_kib: dict[str, float] = {}
     for dev, config in (("static", "rr_simple"), ("shared", SHARED_POOL)):
@@ -159,6 +231,7 @@ def _against_the_paper(main: pd.DataFrame) -> pd.DataFrame:
             ours[f"{dev}-f{k}"] = float(g[f"f{k}_goodput_Mbps"].mean()) if len(g) else None
         peak_kib[dev] = float(g["memory_max_bytes"].max()) / 1024 if len(g) else float("nan")
     paper = {pub.key: pub.low for pub in PUBLISHED["05.E5.5"]}
+    sweep = _b_sub_reading(b_sub, paper["static-f1"] + paper["static-f2"])
 
     def side(key: str) -> str:
         """Ours against the paper's."""
@@ -167,8 +240,9 @@ def _against_the_paper(main: pd.DataFrame) -> pd.DataFrame:
 
     why = {
         **{f"static-f{k}": f"both flows are loss-limited by their 16 KiB sub-queues (10 frames each; the output's memory "
-           f"peaked at {peak_kib['static']:.0f} of 32 KiB); why this flow gets {side(f'static-f{k}')} than through the "
-           "paper's device is not established" for k in (1, 2)},
+           f"peaked at {peak_kib['static']:.0f} of 32 KiB) and this one gets {side(f'static-f{k}')} than the paper's: a "
+           "loss-limited flow's goodput follows the buffer it may fill, and how the device splits its 512 KB is unknown "
+           f"(spec 05 §5){sweep}" for k in (1, 2)},
         **{f"shared-f{k}": f"with 512 KiB shared (peak {peak_kib['shared']:.0f} KiB) a window grows far longer before a "
            f"drop and the flow gets {side(f'shared-f{k}')} than the paper's: the device does not behave as one shared "
            "pool" for k in (1, 2)},
@@ -184,7 +258,7 @@ def _per_run(p: Params, kept: Mapping[str, Any]) -> pd.DataFrame:
             k = kept[run.label(s)]
             g = [k[f"{f}_goodput_Mbps"] for f in FLOWS]
             row: dict[str, Any] = {"config": run.config, "cc": CC_NAMES[run.cc], "sack": run.sack, "RTT_ms": run.rtt_ms,
-                                   "B_total_MiB": run.memory_mib, "seed": s}
+                                   "B_total_MiB": run.memory_mib, "B_sub_KiB": run.sub_kib, "seed": s}
             for f, tag in zip(FLOWS, ("f1", "f2")):
                 row[f"{tag}_goodput_Mbps"] = k[f"{f}_goodput_Mbps"]
                 row[f"{tag}_retrans_per_s"] = k[f"{f}_retrans_per_s"]
@@ -246,7 +320,7 @@ def _throughput(p: Params, kept: Mapping[str, Any], configs: tuple[str, ...], cc
 def _jain(per_run: pd.DataFrame, p: Params) -> Figure:
     fig, axes = new_figure(1, 1, width=9.0, height=4.0)
     ax = axes[0]
-    main = per_run[per_run["B_total_MiB"].isna()].reset_index(drop=True)
+    main = _main(per_run).reset_index(drop=True)
     for k, c in enumerate(p.configs):
         g = main[main["config"] == c]
         for rtt, marker in zip(p.rtts_ms, "os"):
