@@ -83,11 +83,6 @@ class Run:
         m += f"-b{self.sub_kib}" if self.sub_kib is not None else ""
         return f"{self.config}-{self.cc}-{'sack' if self.sack else 'nosack'}-{self.rtt_ms:03d}ms{m}-s{seed:02d}"
 
-    @property
-    def main(self) -> bool:
-        """Whether the run belongs to the main grid (no side sweep)."""
-        return self.memory_mib is None and self.sub_kib is None
-
 
 def runs(p: Params) -> list[Run]:
     out = [Run(c, cc, sack, rtt) for c in p.configs for cc in CCS for sack in (True, False) for rtt in p.rtts_ms]
