@@ -317,7 +317,7 @@ def test_e55_b_sub_table_and_its_reading() -> None:
     ])
     main = e5._main(per_run)
     assert list(main.index) == [0, 1, 5]
-    t = e5._b_sub_sweep(16.0, main, per_run)
+    t = e5._b_sub_sweep(16.0, per_run)
     assert list(t["B_sub_KiB"]) == [8.0, 16.0, 32.0]
     assert list(t["seeds"]) == [1, 2, 1]
     assert t.loc[1, "f1_goodput_Mbps"] == 290.0 and t.loc[1, "sum_goodput_Mbps"] == 510.0
@@ -327,4 +327,4 @@ def test_e55_b_sub_table_and_its_reading() -> None:
     assert "nearest B_sub = 32 KiB" in e5._b_sub_reading(t, 600.0)
     # The quick form has no sweep: no sentence, no table.
     assert e5._b_sub_reading(t.iloc[1:2], 376.0) == ""
-    assert len(e5._b_sub_sweep(16.0, main.iloc[2:], per_run.iloc[4:])) == 0
+    assert len(e5._b_sub_sweep(16.0, per_run.iloc[4:])) == 0

@@ -17,7 +17,7 @@ Reduced mode (``--quick``, CHOICE): 8 s runs with flow 2 from 2 s (window [2, 8]
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -84,10 +84,21 @@ class Run:
         return f"{self.config}-{self.cc}-{'sack' if self.sack else 'nosack'}-{self.rtt_ms:03d}ms{m}-s{seed:02d}"
 
 
+#: The run compared with the paper's D-Link figures (Table II, BIC+SACK, 50 ms; issue 39 item
+#: 6): the B_sub side sweep varies it, and "Against the paper" reads its cell on each device.
+COMPARED = Run("rr_simple", "bic", True, 50)
+
+
+def _compared_cell(df: pd.DataFrame, config: str) -> pd.Series:
+    """The rows of ``df`` (a T5.5-runs frame) in COMPARED's cell on ``config``."""
+    c = COMPARED
+    return (df["config"] == config) & (df["cc"] == CC_NAMES[c.cc]) & (df["sack"] == c.sack) & (df["RTT_ms"] == c.rtt_ms)
+
+
 def runs(p: Params) -> list[Run]:
     out = [Run(c, cc, sack, rtt) for c in p.configs for cc in CCS for sack in (True, False) for rtt in p.rtts_ms]
     out += [Run("oq_cs", cc, sack, 50, m) for cc in CCS for sack in (True, False) for m in p.memories_mib]
-    out += [Run("rr_simple", "bic", True, 50, sub_kib=b) for b in p.subs_kib]
+    out += [replace(COMPARED, sub_kib=b) for b in p.subs_kib]
     return out
 
 
@@ -132,7 +143,7 @@ def cases(p: Params) -> list[Case]:
 def analyse(p: Params, kept: Mapping[str, Any]) -> Outcome:
     per_run = _per_run(p, kept)
     main = _main(per_run)
-    b_sub = _b_sub_sweep(_queue_limit_kib(p, Run("rr_simple", "bic", True, 50)), main, per_run)
+    b_sub = _b_sub_sweep(_queue_limit_kib(p, COMPARED), per_run)
     behaviours = checklist05.e55_behaviours(main, p.configs)
     return Outcome(
         paper=_against_the_paper(main, b_sub),
@@ -181,11 +192,11 @@ def _queue_limit_kib(p: Params, run: Run) -> float:
     return size_bytes(next(n["switch"] for n in d["node"] if "switch" in n)["queue_limit"]) / 1024
 
 
-def _b_sub_sweep(main_kib: float, main: pd.DataFrame, per_run: pd.DataFrame) -> pd.DataFrame:
-    """rr_simple, BIC+SACK at 50 ms per B_sub: the main grid's runs at ``main_kib``, the side
-    sweep's at theirs; means over the seeds, by B_sub."""
-    cell = (per_run["config"] == "rr_simple") & (per_run["cc"] == "BIC") & per_run["sack"] & (per_run["RTT_ms"] == 50)
-    g = pd.concat([main[cell.loc[main.index]].assign(B_sub_KiB=main_kib), per_run[cell & per_run["B_sub_KiB"].notna()]])
+def _b_sub_sweep(main_kib: float, per_run: pd.DataFrame) -> pd.DataFrame:
+    """COMPARED's cell per B_sub: the main grid's runs at ``main_kib``, the side sweep's at
+    theirs; means over the seeds, by B_sub."""
+    g = per_run[_compared_cell(per_run, COMPARED.config) & per_run["B_total_MiB"].isna()]
+    g = g.assign(B_sub_KiB=g["B_sub_KiB"].astype(float).fillna(main_kib))
     if g.empty:
         return pd.DataFrame()
     out = g.groupby("B_sub_KiB").agg(
@@ -221,7 +232,7 @@ def _against_the_paper(main: pd.DataFrame, b_sub: pd.DataFrame) -> pd.DataFrame:
     ours: dict[str, Optional[float]] = {}
     peak_kib: dict[str, float] = {}
     for dev, config in (("static", "rr_simple"), ("shared", SHARED_POOL)):
-        g = main[(main["config"] == config) & (main["cc"] == "BIC") & (main["sack"]) & (main["RTT_ms"] == 50)]
+        g = main[_compared_cell(main, config)]
         for k in (1, 2):
             ours[f"{dev}-f{k}"] = float(g[f"f{k}_goodput_Mbps"].mean()) if len(g) else None
         peak_kib[dev] = float(g["memory_max_bytes"].max()) / 1024 if len(g) else float("nan")
